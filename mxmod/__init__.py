@@ -1,0 +1,32 @@
+"""mxmod: MXNet 1.x's symbolic training stack (Symbol, Executor, Module, KVStore) in pure Python,
+on numpy (CPU), cupy (NVIDIA GPUs) and MPI. ``import mxmod as mx`` runs MXNet Module programs."""
+import importlib as _importlib
+
+from .base import MXNetError  # noqa: F401
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
+from . import ops as _ops  # noqa: F401
+from . import ndarray  # noqa: F401
+from . import ndarray as nd  # noqa: F401
+
+__version__ = '1.9.1'
+
+# Later layers are imported when present; each is a package of its own.
+_LAYERS = [('random', None), ('name', None), ('attribute', None), ('symbol', 'sym'),
+           ('executor', None), ('io', None), ('metric', None), ('initializer', 'init'),
+           ('optimizer', None), ('lr_scheduler', None), ('kvstore', 'kv'), ('callback', None),
+           ('monitor', 'mon'), ('model', None), ('module', 'mod'), ('rnn', None),
+           ('operator', None), ('test_utils', None), ('profiler', None), ('engine', None),
+           ('recordio', None), ('visualization', 'viz'), ('util', None), ('context', None)]
+for _name, _alias in _LAYERS:
+    try:
+        _mod = _importlib.import_module('.' + _name, __name__)
+    except ModuleNotFoundError as _err:
+        if _err.name != __name__ + '.' + _name:
+            raise
+        continue
+    globals()[_name] = _mod
+    if _alias:
+        globals()[_alias] = _mod
+
+if 'attribute' in globals():
+    AttrScope = attribute.AttrScope  # noqa: F821

@@ -1,0 +1,35 @@
+"""Base definitions shared by every layer: the error type, type aliases and small helpers."""
+import numbers
+
+import numpy as np
+
+__all__ = ['MXNetError', 'string_types', 'numeric_types', 'integer_types', 'mx_real_t',
+           'as_list', 'check_call']
+
+
+class MXNetError(RuntimeError):
+    """Error raised by mxmod where MXNet raises its MXNetError.
+
+    It subclasses RuntimeError so that code catching either works."""
+
+
+string_types = (str,)
+numeric_types = (float, int, np.generic, numbers.Number)
+integer_types = (int, np.integer)
+mx_real_t = np.float32
+
+
+def as_list(obj):
+    """Return ``obj`` as a list: lists and tuples become lists, anything else a one-element list."""
+    if isinstance(obj, (list, tuple)):
+        return list(obj)
+    return [obj]
+
+
+_as_list = as_list
+
+
+def check_call(ret):
+    """Compatibility shim: MXNet's C API guard. mxmod has no C API, so it only checks for errors."""
+    if ret:
+        raise MXNetError('call failed with code %r' % (ret,))

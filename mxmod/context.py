@@ -1,0 +1,136 @@
+"""Devices: Context objects, the ``with ctx:`` scope, and the array module (numpy/cupy) per device."""
+import threading
+
+import numpy as np
+
+from .base import MXNetError
+
+__all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'xp_of']
+
+_CUPY = None
+
+
+def cupy_module():
+    """Import and return cupy, raising an MXNetError with an install hint when it is unusable."""
+    global _CUPY
+    if _CUPY is None:
+        try:
+            import cupy  # pylint: disable=import-outside-toplevel
+        except ImportError as err:
+            raise MXNetError('mx.gpu() needs cupy: install it with `pip install mxmod[gpu]` '
+                             '(cupy-cuda12x) on a machine with an NVIDIA GPU (%s)' % err) from err
+        _CUPY = cupy
+    return _CUPY
+
+
+class Context(object):
+    """A device on which arrays live and operators run.
+
+    Parameters
+    ----------
+    device_type : {'cpu', 'gpu', 'cpu_pinned', 'cpu_shared'} or Context
+    device_id : int, default 0
+    """
+    devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
+    devstr2type = {'cpu': 1, 'gpu': 2, 'cpu_pinned': 3, 'cpu_shared': 5}
+    _local = threading.local()
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, Context):
+            self.device_typeid = device_type.device_typeid
+            self.device_id = device_type.device_id
+        else:
+            if device_type not in self.devstr2type:
+                raise MXNetError('unknown device type %r; expected one of %s'
+                                 % (device_type, sorted(self.devstr2type)))
+            self.device_typeid = self.devstr2type[device_type]
+            self.device_id = int(device_id)
+        self._old_ctx = None
+
+    @property
+    def device_type(self):
+        """Device type as a string: 'cpu', 'gpu', ..."""
+        return Context.devtype2str[self.device_typeid]
+
+    @property
+    def xp(self):
+        """The array module backing this context: numpy on CPU, cupy on GPU."""
+        return xp_of(self)
+
+    def __hash__(self):
+        return hash((self.device_typeid, self.device_id))
+
+    def __eq__(self, other):
+        return (isinstance(other, Context) and self.device_typeid == other.device_typeid
+                and self.device_id == other.device_id)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __str__(self):
+        return '%s(%d)' % (self.device_type, self.device_id)
+
+    __repr__ = __str__
+
+    def __enter__(self):
+        if not hasattr(Context._local, 'stack'):
+            Context._local.stack = []
+        Context._local.stack.append(self)
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        Context._local.stack.pop()
+
+    def empty_cache(self):
+        """Release cached device memory (a no-op on CPU)."""
+        if self.device_typeid == 2:
+            cupy_module().get_default_memory_pool().free_all_blocks()
+
+    @classmethod
+    def default_ctx(cls):
+        """The context used when none is given: the innermost ``with`` scope, else cpu(0)."""
+        stack = getattr(cls._local, 'stack', None)
+        return stack[-1] if stack else Context('cpu', 0)
+
+
+def cpu(device_id=0):
+    """Return CPU context ``device_id``. Distinct ids are distinct devices backed by numpy."""
+    return Context('cpu', device_id)
+
+
+def cpu_pinned(device_id=0):
+    """Return a pinned-memory CPU context (backed by numpy like cpu)."""
+    return Context('cpu_pinned', device_id)
+
+
+def gpu(device_id=0):
+    """Return GPU context ``device_id`` (backed by cupy on that device)."""
+    return Context('gpu', device_id)
+
+
+def current_context():
+    """Return the current default context."""
+    return Context.default_ctx()
+
+
+def num_gpus():
+    """Number of visible NVIDIA GPUs (0 when cupy or a driver is missing)."""
+    try:
+        import cupy  # pylint: disable=import-outside-toplevel
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # pylint: disable=broad-except
+        return 0
+
+
+def gpu_memory_info(device_id=0):
+    """Return (free, total) bytes of GPU ``device_id``."""
+    cp = cupy_module()
+    with cp.cuda.Device(device_id):
+        return cp.cuda.runtime.memGetInfo()
+
+
+def xp_of(ctx):
+    """Array module for a context: numpy for CPU kinds, cupy for GPUs."""
+    if ctx.device_typeid == 2:
+        return cupy_module()
+    return np

@@ -1,0 +1,393 @@
+"""The NDArray: a device array (numpy on CPU, cupy on GPU) with MXNet's Python interface."""
+import sys
+
+import numpy as np
+
+from ..base import MXNetError, numeric_types, integer_types, mx_real_t
+from ..context import Context, current_context, xp_of
+
+__all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'zeros_like',
+           'ones_like', 'concat', 'stack', 'waitall', 'from_xp', 'to_numpy']
+
+
+def to_numpy(data):
+    """Return a host numpy array for a numpy or cupy array (no copy for numpy)."""
+    if isinstance(data, np.ndarray):
+        return data
+    if hasattr(data, 'get'):
+        return data.get()
+    return np.asarray(data)
+
+
+def _put(data, ctx):
+    """Place numpy/cupy ``data`` on ``ctx`` (a copy when it changes device)."""
+    xp = xp_of(ctx)
+    if xp is np:
+        return to_numpy(data)
+    with xp.cuda.Device(ctx.device_id):
+        return xp.asarray(data)
+
+
+def from_xp(data, ctx):
+    """Wrap an existing numpy/cupy array as an NDArray on ``ctx`` without copying."""
+    out = NDArray.__new__(NDArray)
+    out._data = data
+    out._ctx = ctx
+    return out
+
+
+class NDArray(object):
+    """An n-dimensional array on a device.
+
+    Parameters
+    ----------
+    data : numpy.ndarray or cupy.ndarray
+        The storage; it is used as is (no copy).
+    ctx : Context, optional
+        The device the storage lives on (default: the current context).
+    """
+    __slots__ = ('_data', '_ctx', '__weakref__')
+    __array_priority__ = 1000.0
+
+    def __init__(self, data, ctx=None):
+        self._ctx = ctx if ctx is not None else current_context()
+        self._data = data
+
+    # ---- basic properties -------------------------------------------------
+    @property
+    def shape(self):
+        """Tuple of array dimensions."""
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self):
+        """numpy dtype type of the elements (e.g. ``numpy.float32``)."""
+        return self._data.dtype.type
+
+    @property
+    def size(self):
+        """Number of elements."""
+        return int(self._data.size)
+
+    @property
+    def ndim(self):
+        """Number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def context(self):
+        """The Context the array lives on."""
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        """Storage type; mxmod arrays are always 'default' (dense)."""
+        return 'default'
+
+    @property
+    def handle(self):
+        """The underlying numpy/cupy array (stands in for MXNet's C handle)."""
+        return self._data
+
+    @property
+    def T(self):
+        """Transpose (2-D arrays, or reversed axes)."""
+        return from_xp(self._data.T.copy(), self._ctx)
+
+    @property
+    def grad(self):
+        """Autograd is not part of mxmod's symbolic stack; always None."""
+        return None
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return '\n%s\n<NDArray %s @%s>' % (str(self.asnumpy()), 'x'.join(str(x) for x in self.shape),
+                                           self._ctx)
+
+    def __bool__(self):
+        if self.size == 1:
+            return bool(self.asscalar())
+        if self.size == 0:
+            return False
+        raise ValueError('The truth value of an NDArray with more than one element is ambiguous.')
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __getstate__(self):
+        return {'data': self.asnumpy(), 'ctx': (self._ctx.device_type, self._ctx.device_id)}
+
+    def __setstate__(self, state):
+        self._ctx = Context(*state['ctx']) if 'ctx' in state else Context('cpu', 0)
+        try:
+            self._data = _put(state['data'], self._ctx)
+        except MXNetError:
+            self._ctx = Context('cpu', 0)
+            self._data = state['data']
+
+    # ---- conversion --------------------------------------------------------
+    def asnumpy(self):
+        """Return a numpy copy of the array."""
+        return np.array(to_numpy(self._data), copy=True)
+
+    def asscalar(self):
+        """Return the only element of a size-1 array as a numpy scalar."""
+        if self.size != 1:
+            raise ValueError('asscalar needs an array of size 1, got shape %s' % (self.shape,))
+        return self.asnumpy().reshape(-1)[0]
+
+    def astype(self, dtype, copy=True):
+        """Return the array converted to ``dtype`` (a copy unless ``copy=False`` and unchanged)."""
+        dtype = np.dtype(dtype)
+        if not copy and self._data.dtype == dtype:
+            return self
+        return from_xp(self._data.astype(dtype), self._ctx)
+
+    def copy(self):
+        """Return a deep copy on the same context."""
+        return from_xp(self._data.copy(), self._ctx)
+
+    def copyto(self, other):
+        """Copy into ``other``: an NDArray (shapes must match) or a Context (returns a new array)."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise MXNetError('copyto: shape mismatch, destination %s vs source %s'
+                                 % (other.shape, self.shape))
+            other._set(self._data)
+            return other
+        if isinstance(other, Context):
+            return from_xp(_put(self._data, other).copy() if other == self._ctx
+                           else _put(self._data, other), other)
+        raise TypeError('copyto expects an NDArray or a Context, got %s' % type(other).__name__)
+
+    def as_in_context(self, context):
+        """Return this array on ``context`` (itself when it already lives there)."""
+        if context == self._ctx:
+            return self
+        return self.copyto(context)
+
+    def wait_to_read(self):
+        """Block until pending writes finish (synchronizes the device stream on GPU)."""
+        if not isinstance(self._data, np.ndarray):
+            xp_of(self._ctx).cuda.get_current_stream().synchronize()
+
+    def wait_to_write(self):
+        """Block until pending reads/writes finish."""
+        self.wait_to_read()
+
+    def _set(self, value):
+        """Write ``value`` (array or scalar) into the whole array in place."""
+        data = self._data
+        if isinstance(value, NDArray):
+            value = value._data
+        if isinstance(value, numeric_types):
+            data[...] = value
+            return
+        if type(value) is not type(data):
+            value = _put(value, self._ctx)
+        if tuple(value.shape) != tuple(data.shape):
+            try:
+                value = xp_of(self._ctx).broadcast_to(value, data.shape)
+            except ValueError:
+                raise MXNetError('cannot assign an array of shape %s to an array of shape %s'
+                                 % (tuple(value.shape), self.shape)) from None
+        data[...] = value
+
+    # ---- shape -------------------------------------------------------------
+    def reshape(self, *shape, **kwargs):
+        """Return a view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 are accepted."""
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        if 'shape' in kwargs:
+            shape = kwargs.pop('shape')
+        reverse = kwargs.pop('reverse', False)
+        if kwargs:
+            raise TypeError('reshape got unexpected arguments %s' % sorted(kwargs))
+        from ..ops.shape_codes import reshape_shape  # pylint: disable=import-outside-toplevel
+        new_shape = reshape_shape(self.shape, shape, reverse)
+        return from_xp(self._data.reshape(new_shape), self._ctx)
+
+    def reshape_like(self, other):
+        """Return a view with the shape of ``other``."""
+        return from_xp(self._data.reshape(other.shape), self._ctx)
+
+    def expand_dims(self, axis):
+        """Insert a new axis of size 1."""
+        return from_xp(xp_of(self._ctx).expand_dims(self._data, axis), self._ctx)
+
+    def flatten(self):
+        """Collapse all axes but the first."""
+        return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape`` (0 keeps the input dimension)."""
+        shape = tuple(s if s != 0 else d for s, d in zip(shape, (0,) * (len(shape) - self.ndim) + self.shape))
+        return from_xp(xp_of(self._ctx).broadcast_to(self._data, shape).copy(), self._ctx)
+
+    def broadcast_like(self, other):
+        """Broadcast to the shape of ``other``."""
+        return self.broadcast_to(other.shape)
+
+    def slice_assign(self, rhs, begin, end, step=None):
+        """Assign ``rhs`` into the region ``begin:end:step`` in place."""
+        self[_region(begin, end, step)] = rhs
+        return self
+
+    # ---- indexing ----------------------------------------------------------
+    def __getitem__(self, key):
+        key = _index_key(key)
+        data = self._data[key]
+        if not _is_basic(key):
+            return from_xp(data, self._ctx)
+        if data.ndim == 0:
+            data = data.reshape((1,))
+        return from_xp(data, self._ctx)
+
+    def __setitem__(self, key, value):
+        key = _index_key(key)
+        if isinstance(value, NDArray):
+            value = value._data
+            if type(value) is not type(self._data):
+                value = _put(value, self._ctx)
+        elif not isinstance(value, numeric_types):
+            value = _put(np.asarray(value), self._ctx)
+        self._data[key] = value
+
+    def __getattr__(self, name):
+        # operator methods (x.sum(), x.exp(), ...) come from the imperative op table
+        if name.startswith('__'):
+            raise AttributeError(name)
+        from . import op_methods  # pylint: disable=import-outside-toplevel
+        return op_methods.bound(self, name)
+
+
+def _region(begin, end, step):
+    step = step or [None] * len(begin)
+    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+
+
+def _index_key(key):
+    if isinstance(key, NDArray):
+        return to_numpy(key._data).astype(np.int64)
+    if isinstance(key, tuple):
+        return tuple(to_numpy(k._data).astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+    return key
+
+
+def _is_basic(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(isinstance(k, (slice, integer_types)) or k is Ellipsis or k is None for k in parts)
+
+
+# ---- creation -----------------------------------------------------------------
+def _ctx(ctx):
+    return ctx if ctx is not None else current_context()
+
+
+def _new(ctx, fn, *args, **kwargs):
+    ctx = _ctx(ctx)
+    xp = xp_of(ctx)
+    if xp is np:
+        return from_xp(getattr(np, fn)(*args, **kwargs), ctx)
+    with xp.cuda.Device(ctx.device_id):
+        return from_xp(getattr(xp, fn)(*args, **kwargs), ctx)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, integer_types) else tuple(shape)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """Create an NDArray from a list, numpy array or NDArray (float32 unless ``dtype`` or the source
+    NDArray says otherwise)."""
+    if isinstance(source_array, NDArray):
+        dtype = source_array.dtype if dtype is None else dtype
+        source_array = source_array.asnumpy()
+    else:
+        dtype = mx_real_t if dtype is None else dtype
+    src = np.asarray(source_array, dtype=dtype)
+    if src.ndim == 0:
+        src = src.reshape((1,)) if not hasattr(source_array, 'shape') else src
+    return from_xp(_put(np.array(src, copy=True), _ctx(ctx)), _ctx(ctx))
+
+
+def empty(shape, ctx=None, dtype=mx_real_t):
+    """Uninitialized array."""
+    return _new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t)
+
+
+def zeros(shape, ctx=None, dtype=mx_real_t, **kwargs):
+    """Array of zeros."""
+    return _new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t)
+
+
+def ones(shape, ctx=None, dtype=mx_real_t, **kwargs):
+    """Array of ones."""
+    return _new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t)
+
+
+def full(shape, val, ctx=None, dtype=mx_real_t, out=None):
+    """Array filled with ``val``."""
+    res = _new(ctx, 'full', _shape(shape), val, dtype=dtype or mx_real_t)
+    if out is not None:
+        out[:] = res
+        return out
+    return res
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):
+    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
+    if stop is None:
+        start, stop = 0, start
+    vals = np.arange(start, stop, step).astype(dtype or mx_real_t)
+    if repeat != 1:
+        vals = np.repeat(vals, repeat)
+    return array(vals, ctx=ctx, dtype=dtype or mx_real_t)
+
+
+def zeros_like(other, ctx=None, dtype=None):
+    """Zeros with the shape (and dtype) of ``other``."""
+    return zeros(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype)
+
+
+def ones_like(other, ctx=None, dtype=None):
+    """Ones with the shape (and dtype) of ``other``."""
+    return ones(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype)
+
+
+def concat(*arrays, **kwargs):
+    """Concatenate along ``dim`` (default 1)."""
+    dim = kwargs.pop('dim', 1)
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = arrays[0]
+    ctx = arrays[0].context
+    xp = xp_of(ctx)
+    return from_xp(xp.concatenate([a.as_in_context(ctx)._data for a in arrays], axis=dim), ctx)
+
+
+def stack(*arrays, **kwargs):
+    """Stack along a new axis ``axis`` (default 0)."""
+    axis = kwargs.pop('axis', 0)
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = arrays[0]
+    ctx = arrays[0].context
+    return from_xp(xp_of(ctx).stack([a.as_in_context(ctx)._data for a in arrays], axis=axis), ctx)
+
+
+def waitall():
+    """Wait for all pending device work (GPU streams) to finish."""
+    cupy = sys.modules.get('cupy')
+    if cupy is not None and cupy.is_available():
+        for dev in range(cupy.cuda.runtime.getDeviceCount()):
+            with cupy.cuda.Device(dev):
+                cupy.cuda.get_current_stream().synchronize()

@@ -1,0 +1,73 @@
+"""Imperative operator calls: ``mx.nd.<Op>(*inputs, out=None, **params)`` for every registered op."""
+from ..base import MXNetError
+from ..context import Context, current_context, xp_of
+from ..ops.base import OPS, OpContext
+from .ndarray import NDArray, from_xp
+
+_INSTANCE_CACHE = {}
+
+
+def _op_instance(cls, params):
+    key = (cls, tuple(sorted((k, repr(v)) for k, v in params.items())))
+    inst = _INSTANCE_CACHE.get(key)
+    if inst is None:
+        inst = cls(params)
+        if len(_INSTANCE_CACHE) < 4096:
+            _INSTANCE_CACHE[key] = inst
+    return inst
+
+
+def invoke(op_name, args, kwargs):
+    """Run operator ``op_name`` imperatively on NDArrays and return an NDArray or a list."""
+    cls = OPS[op_name]
+    out = kwargs.pop('out', None)
+    kwargs.pop('name', None)
+    is_train = kwargs.pop('is_train', False)
+    ctx_arg = kwargs.pop('ctx') if isinstance(kwargs.get('ctx'), Context) else None
+    arrays = list(args)
+    params = {}
+    named = {}
+    for key, val in kwargs.items():
+        if isinstance(val, NDArray):
+            named[key] = val
+        elif key in ('num_args',) or val is not None or key in cls.params:
+            params[key] = val
+    if 'num_args' in cls.params and 'num_args' not in params:
+        params['num_args'] = len(arrays) + len(named)
+    op = _op_instance(cls, {k: v for k, v in params.items() if v is not None or k in cls.params})
+    names = op.list_arguments() + op.list_auxiliary_states()
+    if named:
+        by_name = dict(zip(names, arrays))
+        by_name.update(named)
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise MXNetError('%s: missing input(s) %s' % (op_name, missing))
+        arrays = [by_name[n] for n in names]
+    if len(arrays) != len(names):
+        raise MXNetError('%s expects %d inputs %s, got %d' % (op_name, len(names), names, len(arrays)))
+    ctx = arrays[0].context if arrays else ctx_arg or current_context()
+    octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
+    nargs = len(op.list_arguments())
+    data = [a._data for a in arrays]
+    results = op.forward(octx, data[:nargs], data[nargs:])
+    results = results[:op.num_visible_outputs()]
+    return _deliver(results, out, ctx)
+
+
+def _deliver(results, out, ctx):
+    if out is not None:
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        for dst, val in zip(outs, results):
+            dst._set(val)
+        return out
+    wrapped = [from_xp(r, ctx) for r in results]
+    return wrapped[0] if len(wrapped) == 1 else wrapped
+
+
+def make_function(op_name):
+    """Build the Python function ``mx.nd.<op_name>``."""
+    def fn(*args, **kwargs):
+        return invoke(op_name, args, kwargs)
+    fn.__name__ = op_name
+    fn.__doc__ = 'Imperative call of operator %s (see mx.sym.%s for parameters).' % (op_name, op_name)
+    return fn

@@ -1,0 +1,286 @@
+"""The operator protocol: one class per operator, registered once, used by ``mx.sym`` and ``mx.nd``.
+
+An operator class declares its parameters (``params``), the names of its arguments, outputs and
+auxiliary states, and implements shape/type inference, ``forward`` and ``backward`` side by side.
+An instance holds one parsed set of attributes (the strings MXNet keeps in its symbol JSON)."""
+import ast
+
+import numpy as np
+
+from ..base import MXNetError
+
+__all__ = ['Param', 'Operator', 'OpContext', 'register', 'get_op', 'OPS', 'REQUIRED',
+           'unknown', 'merge_shape', 'same_shape_infer']
+
+OPS = {}
+REQUIRED = object()
+
+
+def register(cls):
+    """Class decorator: add an operator class to the table under ``op_name`` and its ``aliases``."""
+    for name in (cls.op_name,) + tuple(cls.aliases):
+        OPS[name] = cls
+    return cls
+
+
+def get_op(name):
+    """Return the operator class registered as ``name``."""
+    try:
+        return OPS[name]
+    except KeyError:
+        raise MXNetError('unknown operator %r' % (name,)) from None
+
+
+# ---- parameters -------------------------------------------------------------------------------
+def _parse_bool(v):
+    if isinstance(v, str):
+        low = v.strip().lower()
+        if low in ('true', '1'):
+            return True
+        if low in ('false', '0'):
+            return False
+        raise ValueError('expected a boolean, got %r' % v)
+    return bool(v)
+
+
+def _parse_tuple(v):
+    if isinstance(v, str):
+        v = v.strip()
+        if v in ('None', ''):
+            return None
+        v = ast.literal_eval(v.replace('L', ''))
+    if v is None:
+        return None
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    return tuple(None if x is None else int(x) for x in v)
+
+
+def _parse_float_tuple(v):
+    if isinstance(v, str):
+        v = ast.literal_eval(v)
+    if isinstance(v, (int, float)):
+        return (float(v),)
+    return tuple(float(x) for x in v)
+
+
+def _parse_optional(fn):
+    def parse(v):
+        if v is None or (isinstance(v, str) and v.strip() in ('None', '')):
+            return None
+        return fn(v)
+    return parse
+
+
+def _parse_dtype(v):
+    if v is None or v == 'None':
+        return None
+    return np.dtype(v).name
+
+
+def _parse_int(v):
+    if isinstance(v, str):
+        return int(float(v)) if '.' in v or 'e' in v else int(v)
+    return int(v)
+
+
+_KINDS = {
+    'int': _parse_int, 'float': float, 'bool': _parse_bool, 'str': str, 'shape': _parse_tuple,
+    'floats': _parse_float_tuple, 'dtype': _parse_dtype,
+    'int?': _parse_optional(_parse_int), 'float?': _parse_optional(float),
+    'shape?': _parse_optional(_parse_tuple), 'bool?': _parse_optional(_parse_bool),
+    'str?': _parse_optional(str), 'dtype?': _parse_optional(_parse_dtype),
+}
+
+
+class Param(object):
+    """Declaration of one operator parameter.
+
+    Parameters
+    ----------
+    kind : str
+        One of 'int', 'float', 'bool', 'str', 'shape' (tuple of ints), 'floats', 'dtype', or the same
+        with a trailing '?' meaning None is allowed.
+    default : object
+        Default value, or ``REQUIRED``.
+    choices : sequence, optional
+        Allowed values for 'str' parameters.
+    """
+
+    def __init__(self, kind, default=REQUIRED, choices=None):
+        self.kind = kind
+        self.parse_fn = _KINDS[kind]
+        self.default = default
+        self.choices = choices
+
+    def parse(self, op_name, name, value):
+        """Convert ``value`` (a string from JSON or a Python value) to its typed form."""
+        try:
+            out = self.parse_fn(value)
+        except (ValueError, TypeError, SyntaxError) as err:
+            raise MXNetError('%s: invalid value %r for parameter %r (expected %s): %s'
+                             % (op_name, value, name, self.kind, err)) from None
+        if self.choices is not None and out not in self.choices:
+            raise MXNetError('%s: invalid value %r for parameter %r; expected one of %s'
+                             % (op_name, value, name, list(self.choices)))
+        return out
+
+
+def attr_str(value):
+    """String form of an attribute value as MXNet writes it into symbol JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return '(' + ', '.join(attr_str(v) for v in value) + (',)' if len(value) == 1 else ')')
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return np.dtype(value).name
+    return str(value)
+
+
+class _Namespace(object):
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+
+# ---- shape helpers ----------------------------------------------------------------------------
+def unknown(shape):
+    """True when a shape is not (fully) known: None, empty-ndim-unknown, or containing 0."""
+    return shape is None or any(d == 0 for d in shape)
+
+
+def merge_shape(op, what, a, b):
+    """Combine two partial shapes of one value (0 = unknown dim); raise when they disagree."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise MXNetError('%s: shape mismatch for %s: %s vs %s' % (op, what, a, b))
+    out = []
+    for x, y in zip(a, b):
+        if x and y and x != y:
+            raise MXNetError('%s: shape mismatch for %s: expected %s, got %s' % (op, what, a, b))
+        out.append(x or y)
+    return tuple(out)
+
+
+def same_shape_infer(op, in_shapes, out_shapes):
+    """Inference for ops whose inputs and outputs all share one shape."""
+    shape = None
+    names = op.list_arguments() + op.list_outputs()
+    for name, s in zip(names, list(in_shapes) + list(out_shapes)):
+        shape = merge_shape(op.describe(), name, shape, s)
+    return [shape] * len(in_shapes), [shape] * len(out_shapes)
+
+
+class OpContext(object):
+    """Per-node, per-executor state handed to forward/backward.
+
+    Attributes
+    ----------
+    xp : module
+        numpy or cupy.
+    ctx : Context
+        The device.
+    is_train : bool
+        Training mode (Dropout, BatchNorm batch statistics).
+    saved : dict
+        Scratch space that forward may fill for backward (e.g. a dropout mask).
+    need_grad : list of bool
+        Which arguments need a gradient in this backward.
+    """
+    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad')
+
+    def __init__(self, xp, ctx, is_train=False, need_grad=None):
+        self.xp = xp
+        self.ctx = ctx
+        self.is_train = is_train
+        self.saved = {}
+        self.need_grad = need_grad
+
+    @property
+    def rng(self):
+        """The device's random stream (seeded by mx.random.seed)."""
+        from ..rng import generator  # pylint: disable=import-outside-toplevel
+        return generator(self.ctx)
+
+
+class Operator(object):
+    """Base class of every operator. Subclasses set the class attributes and override the methods."""
+    op_name = None
+    aliases = ()
+    params = {}
+    arguments = ('data',)
+    outputs = ('output',)
+    aux_states = ()
+    is_loss = False          # head gradients are ignored (loss layers)
+    mirror_cheap = False     # may be recomputed during backward when mirroring
+    backward_uses = ('inputs', 'outputs')   # what backward reads (for memory planning)
+
+    def __init__(self, attrs=None):
+        attrs = dict(attrs or {})
+        self.attrs = {}      # the string attributes as stored in JSON
+        values = {}
+        for key, decl in self.params.items():
+            if key in attrs:
+                raw = attrs.pop(key)
+                values[key] = decl.parse(self.op_name, key, raw)
+                self.attrs[key] = attr_str(raw)
+            elif decl.default is REQUIRED:
+                raise MXNetError('%s: required parameter %r is missing' % (self.op_name, key))
+            else:
+                values[key] = decl.default
+        extra = {k: v for k, v in attrs.items() if not (k.startswith('__') and k.endswith('__'))}
+        if extra:
+            raise MXNetError('%s: unknown parameter(s) %s; valid parameters are %s'
+                             % (self.op_name, sorted(extra), sorted(self.params)))
+        self.p = _Namespace(values)
+        self.setup()
+
+    def setup(self):
+        """Hook run after parameters are parsed (validate combinations, precompute constants)."""
+
+    def describe(self):
+        """Short name for error messages."""
+        return self.op_name
+
+    # ---- names -----------------------------------------------------------
+    def list_arguments(self):
+        """Names of the inputs (excluding auxiliary states)."""
+        return list(self.arguments)
+
+    def list_outputs(self):
+        """Names of the outputs."""
+        return list(self.outputs)
+
+    def list_auxiliary_states(self):
+        """Names of the auxiliary states (updated in place by forward, no gradient)."""
+        return list(self.aux_states)
+
+    def num_visible_outputs(self):
+        """Outputs a symbol exposes (BatchNorm hides its mean/var unless output_mean_var)."""
+        return len(self.list_outputs())
+
+    # ---- inference --------------------------------------------------------
+    def infer_shape(self, in_shapes, out_shapes):
+        """Complete partial shapes. ``in_shapes`` covers arguments then auxiliary states; each entry
+        is a tuple (0 for an unknown dimension) or None. Return ``(in_shapes, out_shapes)``."""
+        return same_shape_infer(self, in_shapes, out_shapes)
+
+    def infer_type(self, in_types, out_types):
+        """Complete dtypes (numpy dtype names or None). Default: everything shares one dtype."""
+        known = [t for t in list(in_types) + list(out_types) if t is not None]
+        if not known:
+            return in_types, out_types
+        return [known[0]] * len(in_types), [known[0]] * len(out_types)
+
+    # ---- computation -------------------------------------------------------
+    def forward(self, octx, inputs, aux):
+        """Compute outputs from ``inputs`` (arrays in ``list_arguments`` order). Auxiliary arrays may
+        be updated in place. Return a list of output arrays."""
+        raise NotImplementedError(self.op_name)
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        """Return the gradients of the arguments (a list, None where there is none) given the
+        gradients of the outputs (None for a loss op's ignored head gradient)."""
+        raise MXNetError('operator %s has no gradient' % self.op_name)

@@ -1,0 +1,307 @@
+"""Elementwise operators: unary math, binary array-array (same shape), broadcast_* and scalar forms.
+
+Each family is a small class parametrised by its forward function and its gradient, registered
+under MXNet's canonical name with MXNet's aliases (``_Plus`` for ``elemwise_add`` ...)."""
+import numpy as np
+
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape
+
+
+# ---- unary ------------------------------------------------------------------------------------
+class Unary(Operator):
+    """y = f(x); gradient given as a function of (xp, x, y, dy)."""
+    mirror_cheap = True
+
+    @staticmethod
+    def fn(xp, x):
+        raise NotImplementedError
+
+    @staticmethod
+    def grad(xp, x, y, dy):
+        raise NotImplementedError
+
+    def forward(self, octx, inputs, aux):
+        return [self.fn(octx.xp, inputs[0])]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [self.grad(octx.xp, inputs[0], outputs[0], out_grads[0])]
+
+
+def _unary(name, fn, grad, aliases=(), uses=('inputs', 'outputs')):
+    cls = type(name, (Unary,), {'op_name': name, 'aliases': tuple(aliases),
+                                'fn': staticmethod(fn), 'grad': staticmethod(grad),
+                                'backward_uses': uses})
+    return register(cls)
+
+
+def _sigmoid(xp, x):
+    return (1 / (1 + xp.exp(-x))).astype(x.dtype, copy=False)
+
+
+def _zero_grad(xp, x, y, dy):
+    return xp.zeros_like(x)
+
+
+_unary('relu', lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, dy: dy * (y > 0), uses=('outputs',))
+_unary('sigmoid', _sigmoid, lambda xp, x, y, dy: dy * y * (1 - y), uses=('outputs',))
+_unary('tanh', lambda xp, x: xp.tanh(x), lambda xp, x, y, dy: dy * (1 - y * y), uses=('outputs',))
+_unary('softsign', lambda xp, x: x / (1 + xp.abs(x)), lambda xp, x, y, dy: dy / (1 + xp.abs(x)) ** 2)
+_unary('exp', lambda xp, x: xp.exp(x), lambda xp, x, y, dy: dy * y, uses=('outputs',))
+_unary('expm1', lambda xp, x: xp.expm1(x), lambda xp, x, y, dy: dy * (y + 1), uses=('outputs',))
+_unary('log', lambda xp, x: xp.log(x), lambda xp, x, y, dy: dy / x, uses=('inputs',))
+_unary('log1p', lambda xp, x: xp.log1p(x), lambda xp, x, y, dy: dy / (1 + x), uses=('inputs',))
+_unary('log2', lambda xp, x: xp.log2(x), lambda xp, x, y, dy: dy / (x * np.log(2)), uses=('inputs',))
+_unary('log10', lambda xp, x: xp.log10(x), lambda xp, x, y, dy: dy / (x * np.log(10)), uses=('inputs',))
+_unary('sqrt', lambda xp, x: xp.sqrt(x), lambda xp, x, y, dy: dy / (2 * y), uses=('outputs',))
+_unary('rsqrt', lambda xp, x: 1 / xp.sqrt(x), lambda xp, x, y, dy: -0.5 * dy * y * y * y, uses=('outputs',))
+_unary('cbrt', lambda xp, x: xp.cbrt(x), lambda xp, x, y, dy: dy / (3 * y * y), uses=('outputs',))
+_unary('square', lambda xp, x: x * x, lambda xp, x, y, dy: 2 * x * dy, uses=('inputs',))
+_unary('abs', lambda xp, x: xp.abs(x), lambda xp, x, y, dy: dy * xp.sign(x), uses=('inputs',))
+_unary('sign', lambda xp, x: xp.sign(x), _zero_grad, uses=())
+_unary('round', lambda xp, x: xp.round(x), _zero_grad, uses=())
+_unary('rint', lambda xp, x: xp.rint(x), _zero_grad, uses=())
+_unary('ceil', lambda xp, x: xp.ceil(x), _zero_grad, uses=())
+_unary('floor', lambda xp, x: xp.floor(x), _zero_grad, uses=())
+_unary('trunc', lambda xp, x: xp.trunc(x), _zero_grad, uses=())
+_unary('fix', lambda xp, x: xp.fix(x), _zero_grad, uses=())
+_unary('reciprocal', lambda xp, x: 1 / x, lambda xp, x, y, dy: -dy * y * y, uses=('outputs',))
+_unary('negative', lambda xp, x: -x, lambda xp, x, y, dy: -dy, uses=())
+_unary('sin', lambda xp, x: xp.sin(x), lambda xp, x, y, dy: dy * xp.cos(x), uses=('inputs',))
+_unary('cos', lambda xp, x: xp.cos(x), lambda xp, x, y, dy: -dy * xp.sin(x), uses=('inputs',))
+_unary('tan', lambda xp, x: xp.tan(x), lambda xp, x, y, dy: dy * (1 + y * y), uses=('outputs',))
+_unary('arcsin', lambda xp, x: xp.arcsin(x), lambda xp, x, y, dy: dy / xp.sqrt(1 - x * x), uses=('inputs',))
+_unary('arccos', lambda xp, x: xp.arccos(x), lambda xp, x, y, dy: -dy / xp.sqrt(1 - x * x), uses=('inputs',))
+_unary('arctan', lambda xp, x: xp.arctan(x), lambda xp, x, y, dy: dy / (1 + x * x), uses=('inputs',))
+_unary('sinh', lambda xp, x: xp.sinh(x), lambda xp, x, y, dy: dy * xp.cosh(x), uses=('inputs',))
+_unary('cosh', lambda xp, x: xp.cosh(x), lambda xp, x, y, dy: dy * xp.sinh(x), uses=('inputs',))
+_unary('arcsinh', lambda xp, x: xp.arcsinh(x), lambda xp, x, y, dy: dy / xp.sqrt(x * x + 1), uses=('inputs',))
+_unary('arccosh', lambda xp, x: xp.arccosh(x), lambda xp, x, y, dy: dy / xp.sqrt(x * x - 1), uses=('inputs',))
+_unary('arctanh', lambda xp, x: xp.arctanh(x), lambda xp, x, y, dy: dy / (1 - x * x), uses=('inputs',))
+_unary('degrees', lambda xp, x: xp.degrees(x), lambda xp, x, y, dy: dy * (180 / np.pi), uses=())
+_unary('radians', lambda xp, x: xp.radians(x), lambda xp, x, y, dy: dy * (np.pi / 180), uses=())
+_unary('identity', lambda xp, x: x.copy(), lambda xp, x, y, dy: dy, aliases=('_copy',), uses=())
+
+
+@register
+class BlockGrad(Unary):
+    """Identity forward; no gradient flows back."""
+    op_name = 'BlockGrad'
+    aliases = ('stop_gradient',)
+    backward_uses = ()
+    fn = staticmethod(lambda xp, x: x.copy())
+    grad = staticmethod(lambda xp, x, y, dy: xp.zeros_like(dy))
+
+
+@register
+class ZerosLike(Unary):
+    """Zeros with the input's shape."""
+    op_name = 'zeros_like'
+    backward_uses = ()
+    fn = staticmethod(lambda xp, x: xp.zeros_like(x))
+    grad = staticmethod(_zero_grad)
+
+
+@register
+class OnesLike(Unary):
+    """Ones with the input's shape."""
+    op_name = 'ones_like'
+    backward_uses = ()
+    fn = staticmethod(lambda xp, x: xp.ones_like(x))
+    grad = staticmethod(_zero_grad)
+
+
+# ---- binary, same shape -----------------------------------------------------------------------
+class Binary(Operator):
+    """z = f(a, b) for two arrays; gradients given as functions of (xp, a, b, z, dz)."""
+    arguments = ('lhs', 'rhs')
+    mirror_cheap = True
+    broadcast = False
+
+    @staticmethod
+    def fn(xp, a, b):
+        raise NotImplementedError
+
+    @staticmethod
+    def grad_a(xp, a, b, z, dz):
+        raise NotImplementedError
+
+    @staticmethod
+    def grad_b(xp, a, b, z, dz):
+        raise NotImplementedError
+
+    def forward(self, octx, inputs, aux):
+        a, b = inputs
+        out = self.fn(octx.xp, a, b)
+        if out.dtype != a.dtype:
+            out = out.astype(a.dtype)
+        return [out]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        a, b = inputs
+        dz = out_grads[0]
+        need = octx.need_grad or (True, True)
+        ga = _unbroadcast(xp, self.grad_a(xp, a, b, outputs[0], dz), a.shape) if need[0] else None
+        gb = _unbroadcast(xp, self.grad_b(xp, a, b, outputs[0], dz), b.shape) if need[1] else None
+        return [ga, gb]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        if not self.broadcast:
+            return super().infer_shape(in_shapes, out_shapes)
+        a, b = in_shapes
+        if a is None or b is None or 0 in a or 0 in b:
+            return in_shapes, out_shapes
+        return in_shapes, [broadcast_shape(self.op_name, a, b)]
+
+
+def broadcast_shape(op, a, b):
+    """numpy broadcasting of two shapes with an MXNetError naming the operator."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            raise MXNetError('%s: operands could not be broadcast together with shapes %s %s'
+                             % (op, a, b))
+        out.append(max(x, y) if x and y else 0)
+    return tuple(out)
+
+
+def _unbroadcast(xp, grad, shape):
+    """Sum a broadcast gradient back to ``shape``."""
+    if tuple(grad.shape) == tuple(shape):
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, d in enumerate(shape) if d == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+def _safe_pow_grad_b(xp, a, b, z, dz):
+    return dz * z * xp.log(xp.where(a > 0, a, 1))
+
+
+_BINARY = {
+    # name: (fn, grad_a, grad_b, uses)
+    'add': (lambda xp, a, b: a + b, lambda xp, a, b, z, dz: dz, lambda xp, a, b, z, dz: dz, ()),
+    'sub': (lambda xp, a, b: a - b, lambda xp, a, b, z, dz: dz, lambda xp, a, b, z, dz: -dz, ()),
+    'mul': (lambda xp, a, b: a * b, lambda xp, a, b, z, dz: dz * b, lambda xp, a, b, z, dz: dz * a,
+            ('inputs',)),
+    'div': (lambda xp, a, b: a / b, lambda xp, a, b, z, dz: dz / b,
+            lambda xp, a, b, z, dz: -dz * a / (b * b), ('inputs',)),
+    'mod': (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, z, dz: dz,
+            lambda xp, a, b, z, dz: -dz * xp.floor(a / b), ('inputs',)),
+    'power': (lambda xp, a, b: xp.power(a, b), lambda xp, a, b, z, dz: dz * b * xp.power(a, b - 1),
+              _safe_pow_grad_b, ('inputs', 'outputs')),
+    'maximum': (lambda xp, a, b: xp.maximum(a, b), lambda xp, a, b, z, dz: dz * (a >= b),
+                lambda xp, a, b, z, dz: dz * (a < b), ('inputs',)),
+    'minimum': (lambda xp, a, b: xp.minimum(a, b), lambda xp, a, b, z, dz: dz * (a <= b),
+                lambda xp, a, b, z, dz: dz * (a > b), ('inputs',)),
+    'hypot': (lambda xp, a, b: xp.hypot(a, b), lambda xp, a, b, z, dz: dz * a / z,
+              lambda xp, a, b, z, dz: dz * b / z, ('inputs', 'outputs')),
+}
+_COMPARE = {
+    'equal': lambda xp, a, b: a == b, 'not_equal': lambda xp, a, b: a != b,
+    'greater': lambda xp, a, b: a > b, 'greater_equal': lambda xp, a, b: a >= b,
+    'lesser': lambda xp, a, b: a < b, 'lesser_equal': lambda xp, a, b: a <= b,
+    'logical_and': lambda xp, a, b: xp.logical_and(a, b), 'logical_or': lambda xp, a, b: xp.logical_or(a, b),
+    'logical_xor': lambda xp, a, b: xp.logical_xor(a, b),
+}
+_ZERO2 = lambda xp, a, b, z, dz: xp.zeros_like(a)  # noqa: E731
+_BROADCAST_ALIASES = {'add': ('broadcast_plus',), 'sub': ('broadcast_minus',)}
+_ELEMWISE_NAMES = {'add': ('elemwise_add', ('_Plus', '_plus', '_add')),
+                   'sub': ('elemwise_sub', ('_Minus', '_minus', '_sub')),
+                   'mul': ('elemwise_mul', ('_Mul', '_mul')),
+                   'div': ('elemwise_div', ('_Div', '_div')),
+                   'mod': ('_mod', ('_Mod',)), 'power': ('_power', ('_Power', '_pow')),
+                   'maximum': ('_maximum', ('_Maximum',)), 'minimum': ('_minimum', ('_Minimum',)),
+                   'hypot': ('_hypot', ('_Hypot',))}
+
+
+def _binary_class(name, aliases, fn, ga, gb, uses, broadcast):
+    return register(type(name, (Binary,), {
+        'op_name': name, 'aliases': tuple(aliases), 'fn': staticmethod(fn),
+        'grad_a': staticmethod(ga), 'grad_b': staticmethod(gb), 'backward_uses': uses,
+        'broadcast': broadcast}))
+
+
+for _key, (_fn, _ga, _gb, _uses) in _BINARY.items():
+    _name, _aliases = _ELEMWISE_NAMES[_key]
+    # MXNet's _maximum/_power/... broadcast nothing but numpy does; shapes are checked by inference
+    _binary_class(_name, _aliases, _fn, _ga, _gb, _uses, False)
+    _binary_class('broadcast_' + _key, _BROADCAST_ALIASES.get(_key, ()), _fn, _ga, _gb, _uses, True)
+for _key, _fn in _COMPARE.items():
+    _binary_class('_' + _key, ('_' + _key.title().replace('_', ''),), _fn, _ZERO2, _ZERO2, (), False)
+    _binary_class('broadcast_' + _key, (), _fn, _ZERO2, _ZERO2, (), True)
+
+
+# ---- with a scalar ----------------------------------------------------------------------------
+class ScalarOp(Operator):
+    """y = f(x, scalar); gradient as a function of (xp, x, s, y, dy)."""
+    params = {'scalar': Param('float', 1.0)}
+    mirror_cheap = True
+
+    @staticmethod
+    def fn(xp, x, s):
+        raise NotImplementedError
+
+    @staticmethod
+    def grad(xp, x, s, y, dy):
+        raise NotImplementedError
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        out = self.fn(octx.xp, x, x.dtype.type(self.p.scalar) if x.dtype.kind == 'f' else self.p.scalar)
+        if out.dtype != x.dtype:
+            out = out.astype(x.dtype)
+        return [out]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [self.grad(octx.xp, inputs[0], self.p.scalar, outputs[0], out_grads[0])]
+
+
+_SCALAR = {
+    'plus': (lambda xp, x, s: x + s, lambda xp, x, s, y, dy: dy, ()),
+    'minus': (lambda xp, x, s: x - s, lambda xp, x, s, y, dy: dy, ()),
+    'rminus': (lambda xp, x, s: s - x, lambda xp, x, s, y, dy: -dy, ()),
+    'mul': (lambda xp, x, s: x * s, lambda xp, x, s, y, dy: dy * s, ()),
+    'div': (lambda xp, x, s: x / s, lambda xp, x, s, y, dy: dy / s, ()),
+    'rdiv': (lambda xp, x, s: s / x, lambda xp, x, s, y, dy: -dy * s / (x * x), ('inputs',)),
+    'mod': (lambda xp, x, s: xp.mod(x, s), lambda xp, x, s, y, dy: dy, ()),
+    'rmod': (lambda xp, x, s: xp.mod(s, x), lambda xp, x, s, y, dy: -dy * xp.floor(s / x), ('inputs',)),
+    'power': (lambda xp, x, s: xp.power(x, s), lambda xp, x, s, y, dy: dy * s * xp.power(x, s - 1),
+              ('inputs',)),
+    'rpower': (lambda xp, x, s: xp.power(s, x), lambda xp, x, s, y, dy: dy * y * np.log(s),
+               ('outputs',)),
+    'maximum': (lambda xp, x, s: xp.maximum(x, s), lambda xp, x, s, y, dy: dy * (x >= s), ('inputs',)),
+    'minimum': (lambda xp, x, s: xp.minimum(x, s), lambda xp, x, s, y, dy: dy * (x <= s), ('inputs',)),
+    'hypot': (lambda xp, x, s: xp.hypot(x, s), lambda xp, x, s, y, dy: dy * x / y, ('inputs', 'outputs')),
+}
+_SCALAR_CMP = {
+    'equal': lambda xp, x, s: x == s, 'not_equal': lambda xp, x, s: x != s,
+    'greater': lambda xp, x, s: x > s, 'greater_equal': lambda xp, x, s: x >= s,
+    'lesser': lambda xp, x, s: x < s, 'lesser_equal': lambda xp, x, s: x <= s,
+    'logical_and': lambda xp, x, s: xp.logical_and(x, s), 'logical_or': lambda xp, x, s: xp.logical_or(x, s),
+    'logical_xor': lambda xp, x, s: xp.logical_xor(x, s),
+}
+
+
+def _scalar_class(key, fn, grad, uses):
+    name = '_%s_scalar' % key
+    camel = '_' + key.title().replace('_', '') + 'Scalar'
+    if key.startswith('r') and key[1:] in _SCALAR:
+        camel = '_R' + key[1:].title() + 'Scalar'
+    return register(type(name, (ScalarOp,), {
+        'op_name': name, 'aliases': (camel,), 'fn': staticmethod(fn), 'grad': staticmethod(grad),
+        'backward_uses': uses}))
+
+
+for _key, (_fn, _g, _uses) in _SCALAR.items():
+    _scalar_class(_key, _fn, _g, _uses)
+for _key, _fn in _SCALAR_CMP.items():
+    _scalar_class(_key, _fn, lambda xp, x, s, y, dy: xp.zeros_like(x), ())
