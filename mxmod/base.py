@@ -33,3 +33,21 @@ def check_call(ret):
     """Compatibility shim: MXNet's C API guard. mxmod has no C API, so it only checks for errors."""
     if ret:
         raise MXNetError('call failed with code %r' % (ret,))
+
+
+class NotImplementedForSymbol(MXNetError):
+    """Raised when an NDArray-only operation (such as ``bool``) is applied to a Symbol."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = getattr(function, '__name__', str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function %s' % self.function
+        if self.alias:
+            msg += ' (namely operator "%s")' % self.alias
+        if self.args:
+            msg += ' with arguments (%s)' % ', '.join(self.args)
+        return msg + ' is not implemented for Symbol and only available in NDArray.'

@@ -142,8 +142,11 @@ class Binary(Operator):
         a, b = inputs
         dz = out_grads[0]
         need = octx.need_grad or (True, True)
-        ga = _unbroadcast(xp, self.grad_a(xp, a, b, outputs[0], dz), a.shape) if need[0] else None
-        gb = _unbroadcast(xp, self.grad_b(xp, a, b, outputs[0], dz), b.shape) if need[1] else None
+        ga = self.grad_a(xp, a, b, outputs[0], dz) if need[0] else None
+        gb = self.grad_b(xp, a, b, outputs[0], dz) if need[1] else None
+        if self.broadcast:
+            ga = None if ga is None else _unbroadcast(xp, ga, a.shape)
+            gb = None if gb is None else _unbroadcast(xp, gb, b.shape)
         return [ga, gb]
 
     def infer_shape(self, in_shapes, out_shapes):
@@ -224,6 +227,8 @@ _ELEMWISE_NAMES = {'add': ('elemwise_add', ('_Plus', '_plus', '_add')),
 
 
 def _binary_class(name, aliases, fn, ga, gb, uses, broadcast):
+    # broadcast gradients are summed back to the input shapes, so backward reads the inputs
+    uses = ('inputs',) + tuple(u for u in uses if u != 'inputs') if broadcast else uses
     return register(type(name, (Binary,), {
         'op_name': name, 'aliases': tuple(aliases), 'fn': staticmethod(fn),
         'grad_a': staticmethod(ga), 'grad_b': staticmethod(gb), 'backward_uses': uses,

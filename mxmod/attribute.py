@@ -1,0 +1,52 @@
+"""AttrScope: attributes attached to every symbol created inside a ``with`` block."""
+import threading
+
+from .base import MXNetError
+
+
+class AttrScope(object):
+    """Attribute scope. Keys are stored in MXNet's hidden form ``__key__``.
+
+    Parameters
+    ----------
+    **kwargs : str
+        Attributes, e.g. ``ctx_group='dev1'`` or ``force_mirroring='True'``.
+    """
+    _local = threading.local()
+
+    def __init__(self, **kwargs):
+        self._old_scope = None
+        for value in kwargs.values():
+            if not isinstance(value, str):
+                raise ValueError('Attributes need to be string, got %r' % (value,))
+        self._attr = kwargs
+
+    def get(self, attr):
+        """Merge the scope's attributes under the user-given ``attr`` dict (user keys win)."""
+        if not self._attr:
+            return dict(attr) if attr else {}
+        merged = dict(self._attr)
+        if attr:
+            merged.update(attr)
+        return merged
+
+    def __enter__(self):
+        self._old_scope = AttrScope.current()
+        attr = dict(self._old_scope._attr)
+        attr.update(self._attr)
+        self._attr = attr
+        AttrScope._local.value = self
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        if self._old_scope is None:
+            raise MXNetError('AttrScope exited without being entered')
+        AttrScope._local.value = self._old_scope
+
+    @staticmethod
+    def current():
+        """The active AttrScope of this thread."""
+        cur = getattr(AttrScope._local, 'value', None)
+        if cur is None:
+            cur = AttrScope._local.value = AttrScope()
+        return cur

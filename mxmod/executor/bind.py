@@ -1,0 +1,199 @@
+"""Binding: from a Symbol and shapes/arrays to an Executor (bind, simple_bind, reshape)."""
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context
+from ..ndarray.ndarray import NDArray, from_xp, zeros as nd_zeros
+from ..ops.base import unknown
+from ..symbol.infer import infer_shapes, infer_types
+from .executor import Executor
+from .plan import Plan
+
+_REQS = ('write', 'add', 'null', 'inplace')
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise MXNetError('grad_req list has %d entries, the symbol has %d arguments %s'
+                             % (len(grad_req), len(names), names))
+        reqs = list(grad_req)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, 'null') for n in names]
+    else:
+        raise TypeError('grad_req must be a str, list or dict, got %s' % type(grad_req).__name__)
+    for r in reqs:
+        if r not in _REQS:
+            raise MXNetError('invalid grad_req %r; expected one of write, add, null' % r)
+    return ['write' if r == 'inplace' else r for r in reqs]
+
+
+def _slot_info(plan, sym, shape_known, type_known):
+    shapes = infer_shapes(sym, shape_known, partial=True)
+    types = infer_types(sym, type_known)
+    slot_shapes = [None] * plan.slots
+    slot_types = [None] * plan.slots
+    for (node_id, idx), slot in plan.slot_of.items():
+        slot_shapes[slot] = shapes.get((node_id, idx))
+        slot_types[slot] = types.get((node_id, idx))
+    return slot_shapes, slot_types
+
+
+def _arg_ctx(plan, sym, ctx, group2ctx, names):
+    """Context of each variable (its ctx_group's device when group2ctx maps it)."""
+    nodes = {n.name: n for n in sym._topo() if n.op is None}
+    out = []
+    for name in names:
+        group = nodes[name].attrs.get('__ctx_group__')
+        out.append(group2ctx.get(group, ctx) if group and group2ctx else ctx)
+    return out
+
+
+def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec,
+                shared_buffer, shapes):
+    """Infer shapes and types, allocate arrays and bind (see Symbol.simple_bind)."""
+    plan = Plan(sym)
+    type_dict = dict(type_dict or {})
+    slot_shapes, slot_types = _slot_info(plan, sym, shapes, type_dict)
+    missing = [n for n, s in zip(plan.arg_names + plan.aux_names, _var_shapes(plan, slot_shapes))
+               if unknown(s)]
+    if missing:
+        raise MXNetError('simple_bind: cannot infer the shapes of %s from the given shapes %s; '
+                         'give them as keyword arguments' % (missing, shapes))
+    for slot in plan.arg_slots + plan.aux_slots:
+        if slot_types[slot] is None:
+            slot_types[slot] = 'float32'
+    slot_shapes, slot_types = _slot_info(plan, sym, _named(plan, slot_shapes),
+                                         _named(plan, slot_types))
+    reqs = _grad_reqs(grad_req, plan.arg_names)
+    group2ctx = group2ctx or {}
+    arg_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.arg_names)
+    aux_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.aux_names)
+    shared = _shared_arrays(shared_exec, shared_arg_names)
+    args, grads, auxs = [], [], []
+    for name, slot, req, actx in zip(plan.arg_names, plan.arg_slots, reqs, arg_ctx):
+        shape, dtype = slot_shapes[slot], slot_types[slot]
+        arr, garr = shared.get(name, (None, None))
+        if arr is None or arr.shape != shape or np.dtype(arr.dtype).name != dtype:
+            arr = _from_buffer(shared_buffer, name, shape, dtype, actx)
+            garr = None
+        args.append(arr)
+        if req == 'null':
+            grads.append(None)
+        else:
+            grads.append(garr if garr is not None and garr.shape == shape else nd_zeros(shape, actx, dtype))
+    for name, slot, actx in zip(plan.aux_names, plan.aux_slots, aux_ctx):
+        shared_aux = shared_exec.aux_dict.get(name) if shared_exec is not None else None
+        if shared_aux is not None and shared_aux.shape == slot_shapes[slot]:
+            auxs.append(shared_aux)
+        else:
+            auxs.append(nd_zeros(slot_shapes[slot], actx, slot_types[slot]))
+    return Executor(sym, ctx, plan, (args, grads, auxs, slot_shapes, slot_types), reqs, group2ctx)
+
+
+def _var_shapes(plan, slot_shapes):
+    return [slot_shapes[s] for s in plan.arg_slots + plan.aux_slots]
+
+
+def _named(plan, per_slot):
+    return {n: per_slot[s] for n, s in zip(plan.arg_names + plan.aux_names,
+                                           plan.arg_slots + plan.aux_slots)}
+
+
+def _shared_arrays(shared_exec, shared_arg_names):
+    if shared_exec is None:
+        return {}
+    names = shared_arg_names if shared_arg_names is not None else []
+    args, grads = shared_exec.arg_dict, shared_exec.grad_dict
+    return {n: (args[n], grads.get(n)) for n in names if n in args}
+
+
+def _from_buffer(shared_buffer, name, shape, dtype, ctx):
+    """An array for ``name``: a view of the shared buffer's array when it is large enough."""
+    if shared_buffer is None:
+        return nd_zeros(shape, ctx, dtype)
+    size = int(np.prod(shape))
+    old = shared_buffer.get(name)
+    if old is not None and old.size >= size and np.dtype(old.dtype).name == dtype and old.context == ctx:
+        return from_xp(old._data.reshape(-1)[:size].reshape(shape), ctx)
+    arr = nd_zeros(shape, ctx, dtype)
+    shared_buffer[name] = arr
+    return arr
+
+
+def bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec):
+    """Bind given arrays (see Symbol.bind)."""
+    if not isinstance(ctx, Context):
+        raise TypeError('bind: ctx must be a Context, got %s' % type(ctx).__name__)
+    plan = Plan(sym)
+    arg_list = _as_array_list(args, plan.arg_names, 'args', required=True)
+    grad_list = _as_array_list(args_grad, plan.arg_names, 'args_grad', required=False)
+    aux_list = _as_array_list(aux_states, plan.aux_names, 'aux_states', required=True)
+    reqs = _grad_reqs(grad_req, plan.arg_names)
+    reqs = [r if g is not None else 'null' for r, g in zip(reqs, grad_list)]
+    known_shapes = {n: a.shape for n, a in zip(plan.arg_names + plan.aux_names, arg_list + aux_list)}
+    known_types = {n: np.dtype(a.dtype).name for n, a in zip(plan.arg_names + plan.aux_names,
+                                                              arg_list + aux_list)}
+    slot_shapes, slot_types = _slot_info(plan, sym, known_shapes, known_types)
+    return Executor(sym, ctx, plan, (arg_list, grad_list, aux_list, slot_shapes, slot_types), reqs,
+                    group2ctx)
+
+
+def _as_array_list(arrays, names, what, required):
+    if arrays is None:
+        if required and names:
+            raise MXNetError('bind: %s must be given for %s' % (what, names))
+        return [None] * len(names)
+    if isinstance(arrays, dict):
+        missing = [n for n in names if n not in arrays]
+        if missing and required:
+            raise MXNetError('bind: %s is missing %s' % (what, missing))
+        out = [arrays.get(n) for n in names]
+    else:
+        out = list(arrays)
+        if len(out) != len(names):
+            raise MXNetError('bind: %s has %d arrays, the symbol needs %d %s'
+                             % (what, len(out), len(names), names))
+    for n, a in zip(names, out):
+        if a is not None and not isinstance(a, NDArray):
+            raise TypeError('bind: %s[%r] must be an NDArray, got %s' % (what, n, type(a).__name__))
+    return out
+
+
+def reshape(exe, partial_shaping, allow_up_sizing, shapes):
+    """A new executor with new argument shapes sharing ``exe``'s memory (see Executor.reshape)."""
+    sym, plan = exe._symbol, exe._plan
+    new_plan = Plan(sym)
+    slot_shapes, slot_types = _slot_info(new_plan, sym, shapes,
+                                         {n: np.dtype(a.dtype).name for n, a in exe.arg_dict.items()})
+    args, grads, auxs = [], [], []
+    for name, slot, arr, garr in zip(plan.arg_names, new_plan.arg_slots, exe.arg_arrays, exe.grad_arrays):
+        new_shape = slot_shapes[slot]
+        if unknown(new_shape):
+            raise MXNetError('reshape: cannot infer the new shape of %r' % name)
+        if new_shape == arr.shape:
+            args.append(arr)
+            grads.append(garr)
+            continue
+        if name not in shapes and not partial_shaping:
+            raise MXNetError('reshape: shape of unspecified argument %r changed from %s to %s; '
+                             'pass partial_shaping=True to allow it' % (name, arr.shape, new_shape))
+        args.append(_resized(arr, new_shape, allow_up_sizing, name))
+        grads.append(None if garr is None else _resized(garr, new_shape, allow_up_sizing, name))
+    for name, slot, arr in zip(plan.aux_names, new_plan.aux_slots, exe.aux_arrays):
+        new_shape = slot_shapes[slot]
+        auxs.append(arr if new_shape == arr.shape else _resized(arr, new_shape, allow_up_sizing, name))
+    return Executor(sym, exe._ctx, new_plan, (args, grads, auxs, slot_shapes, slot_types),
+                    exe._grad_req, exe._group2ctx)
+
+
+def _resized(arr, shape, allow_up_sizing, name):
+    size = int(np.prod(shape))
+    if size <= arr.size:
+        return from_xp(arr._data.reshape(-1)[:size].reshape(shape), arr.context)
+    if not allow_up_sizing:
+        raise MXNetError('reshape: new shape of %r %s is larger than the original %s; pass '
+                         'allow_up_sizing=True to allocate a new array' % (name, shape, arr.shape))
+    return nd_zeros(shape, arr.context, arr.dtype)

@@ -1,0 +1,327 @@
+"""The Executor: a symbol bound to a device with its argument, gradient and auxiliary arrays.
+
+forward walks the plan's steps; backward walks the gradient steps, summing the gradients of values
+used more than once, recomputing mirrored values, and writes each argument's gradient according to
+its grad_req (write / add / null)."""
+import numpy as np
+
+from ..base import MXNetError
+from ..context import xp_of
+from ..ndarray.ndarray import NDArray, from_xp, _put
+from ..ops.base import OpContext
+
+
+class Executor(object):
+    """A bound symbol. Created by ``Symbol.bind`` / ``Symbol.simple_bind``, not directly."""
+
+    def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._plan = plan
+        self._group2ctx = group2ctx or {}
+        self.arg_arrays, self.grad_arrays, self.aux_arrays, shapes, dtypes = arrays
+        self._grad_req = grad_req
+        self._shapes, self._dtypes = shapes, dtypes
+        self._monitor = None
+        self._monitor_all = False
+        self._vals = [None] * plan.slots
+        self._octx = [OpContext(xp_of(self._step_ctx(s)), self._step_ctx(s)) for s in plan.steps]
+        for step, octx in zip(plan.steps, self._octx):
+            step.ctx = octx.ctx
+        self._prepare_gradients(mirror)
+        self.outputs = [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
+        self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
+
+    # ---- set-up -------------------------------------------------------------
+    def _step_ctx(self, step):
+        group = step.node.attrs.get('__ctx_group__')
+        return self._group2ctx.get(group, self._ctx) if group else self._ctx
+
+    def _slot_ctx(self, slot):
+        step = self._plan.producer.get(slot)
+        if step is not None:
+            return step.ctx
+        if slot in self._plan.arg_slots:
+            return self.arg_arrays[self._plan.arg_slots.index(slot)].context
+        return self.aux_arrays[self._plan.aux_slots.index(slot)].context
+
+    def _zeros(self, slot):
+        ctx = self._slot_ctx(slot)
+        shape, dtype = self._shapes[slot], self._dtypes[slot] or 'float32'
+        xp = xp_of(ctx)
+        if xp is np:
+            return np.zeros(shape or (), dtype=dtype)
+        with xp.cuda.Device(ctx.device_id):
+            return xp.zeros(shape or (), dtype=dtype)
+
+    def _prepare_gradients(self, mirror):
+        plan = self._plan
+        self._grad_slots = {slot for slot, req, g in zip(plan.arg_slots, self._grad_req, self.grad_arrays)
+                            if req != 'null' and g is not None}
+        self._backward_steps = plan.mark_gradients(self._grad_slots)
+        kept = plan.lifetimes(self._backward_steps, mirror)
+        self._kept = kept
+        self._free_train = [list(s.free_after) for s in plan.steps]
+        infer_keep = set(plan.head_slots) | set(plan.arg_slots) | set(plan.aux_slots)
+        last = {}
+        for step in plan.steps:
+            for s in step.inputs + step.aux:
+                last[s] = step.index
+        self._free_infer = [[] for _ in plan.steps]
+        for slot, idx in last.items():
+            if slot not in infer_keep:
+                self._free_infer[idx].append(slot)
+        self._last_read = self._backward_last_reads()
+
+    def _backward_last_reads(self):
+        """For each backward step, the recomputed/kept slots that no later backward step reads."""
+        plan = self._plan
+        seen, out = set(), []
+        for step in reversed(self._backward_steps):
+            reads = set(plan._backward_reads(step)) - seen
+            seen |= reads
+            out.append(reads)
+        return list(reversed(out))
+
+    # ---- properties -----------------------------------------------------------
+    @property
+    def arg_dict(self):
+        """Argument name -> NDArray."""
+        return dict(zip(self._plan.arg_names, self.arg_arrays))
+
+    @property
+    def grad_dict(self):
+        """Argument name -> gradient NDArray (arguments with grad_req 'null' are left out)."""
+        return {n: g for n, g in zip(self._plan.arg_names, self.grad_arrays) if g is not None}
+
+    @property
+    def aux_dict(self):
+        """Auxiliary state name -> NDArray."""
+        return dict(zip(self._plan.aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self):
+        """Output name -> NDArray."""
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    # ---- running ------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Run the graph. Keyword arrays are copied into the arguments of those names first.
+
+        Returns the list of output NDArrays."""
+        for name, value in kwargs.items():
+            if name not in self._arg_index:
+                raise MXNetError('forward: unknown argument %r; arguments are %s'
+                                 % (name, self._plan.arg_names))
+            dst = self.arg_arrays[self._arg_index[name]]
+            if not isinstance(value, (NDArray, np.ndarray)):
+                raise TypeError('forward: %s must be an NDArray or numpy array, got %s'
+                                % (name, type(value).__name__))
+            if tuple(value.shape) != dst.shape:
+                raise MXNetError('forward: shape of %s must be %s, got %s'
+                                 % (name, dst.shape, tuple(value.shape)))
+            dst[:] = value
+        self._load_inputs()
+        frees = self._free_train if is_train else self._free_infer
+        vals = self._vals
+        for step, octx, free in zip(self._plan.steps, self._octx, frees):
+            octx.is_train = is_train
+            self._run_step(step, octx)
+            for s in free:
+                vals[s] = None
+        for out, slot in zip(self.outputs, self._plan.head_slots):
+            out._data = vals[slot]
+        self._is_train = is_train
+        return self.outputs
+
+    def _load_inputs(self):
+        vals = self._vals
+        for slot, arr in zip(self._plan.arg_slots, self.arg_arrays):
+            vals[slot] = arr._data
+        for slot, arr in zip(self._plan.aux_slots, self.aux_arrays):
+            vals[slot] = arr._data
+
+    def _gather(self, slots, ctx):
+        vals = self._vals
+        out = []
+        for s in slots:
+            v = vals[s]
+            if v is None:
+                self._recompute(s)
+                v = vals[s]
+            out.append(_on(v, ctx))
+        return out
+
+    def _run_step(self, step, octx, aux_override=None):
+        ins = self._gather(step.inputs, octx.ctx)
+        aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
+        outs = step.op.forward(octx, ins, aux)
+        for s, o in zip(step.outputs, outs):
+            self._vals[s] = o
+        if self._monitor is not None:
+            self._monitor_step(step, ins, outs)
+
+    def _recompute(self, slot):
+        """Recompute a value that forward did not keep (mirroring), from the nearest kept values."""
+        step = self._plan.producer.get(slot)
+        if step is None:
+            raise MXNetError('value %d of the graph is missing and cannot be recomputed' % slot)
+        octx = self._octx[step.index]
+        aux = [a.copy() for a in self._gather(step.aux, octx.ctx)]
+        saved = dict(octx.saved)
+        self._run_step(step, octx, aux_override=aux)
+        octx.saved.update(saved)
+
+    def backward(self, out_grads=None, is_train=True):
+        """Compute gradients of the arguments given head gradients of the outputs (needed for
+        outputs that are not loss layers)."""
+        if not self._backward_steps:
+            return
+        grads = self._head_grads(out_grads)
+        vals = self._vals
+        for step, done in zip(self._backward_steps, self._last_read):
+            self._backward_step(step, grads)
+            for s in done:
+                if s not in self._kept:
+                    vals[s] = None
+        self._write_grads(grads)
+
+    def _head_grads(self, out_grads):
+        if out_grads is None:
+            out_grads = []
+        elif isinstance(out_grads, (NDArray, np.ndarray)):
+            out_grads = [out_grads]
+        elif isinstance(out_grads, dict):
+            names = self._symbol.list_outputs()
+            out_grads = [out_grads.get(n) for n in names]
+        grads = {}
+        for i, (node, _) in enumerate(self._plan.heads):
+            slot = self._plan.head_slots[i]
+            given = out_grads[i] if i < len(out_grads) else None
+            if node.op is not None and (node.op.is_loss or not getattr(node.op, 'needs_head_grad', True)):
+                continue
+            if given is None:
+                if self._plan.producer.get(slot) is None or not self._plan.producer[slot].needs_grad:
+                    continue
+                raise MXNetError('Because output %d (%s) is not a loss function, a head gradient is '
+                                 'required when calling backward. If you are attempting to minimize '
+                                 'the output as an objective, wrap it with MakeLoss.'
+                                 % (i, self._symbol.list_outputs()[i]))
+            data = given._data if isinstance(given, NDArray) else _put(np.asarray(given), self._ctx)
+            grads[slot] = _accumulate(grads.get(slot), data)
+        return grads
+
+    def _backward_step(self, step, grads):
+        octx = self._octx[step.index]
+        op = step.op
+        ogs = [grads.pop(s, None) for s in step.outputs]
+        if not op.is_loss and all(g is None for g in ogs):
+            return
+        if not op.is_loss:
+            ogs = [g if g is not None else _zeros_like_slot(self, s) for g, s in zip(ogs, step.outputs)]
+        uses = op.backward_uses
+        ins = self._gather(step.inputs, octx.ctx) if 'inputs' in uses else [None] * len(step.inputs)
+        outs = self._gather(step.outputs, octx.ctx) if 'outputs' in uses else [None] * len(step.outputs)
+        aux = self._gather(step.aux, octx.ctx)
+        octx.need_grad = [s in self._grad_slots or self._needs(s) for s in step.inputs]
+        in_grads = op.backward(octx, ogs, ins, outs, aux)
+        for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
+            if g is not None and need:
+                grads[s] = _accumulate(grads.get(s), g)
+
+    def _needs(self, slot):
+        step = self._plan.producer.get(slot)
+        return step is not None and step.needs_grad
+
+    def _write_grads(self, grads):
+        for slot, req, garr in zip(self._plan.arg_slots, self._grad_req, self.grad_arrays):
+            if req == 'null' or garr is None:
+                continue
+            g = grads.get(slot)
+            if req == 'add':
+                if g is not None:
+                    garr._data += _on(g, garr.context).reshape(garr.shape)
+            elif g is None:
+                garr._data[...] = 0
+            else:
+                garr._data[...] = _on(g, garr.context).reshape(garr.shape)
+
+    # ---- monitoring and utilities ------------------------------------------------
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
+        self._monitor = callback
+        self._monitor_all = monitor_all
+
+    def _monitor_step(self, step, ins, outs):
+        names = step.op.list_outputs()
+        ctx = step.ctx
+        if self._monitor_all:
+            for name, val in zip(step.op.list_arguments(), ins):
+                self._monitor('%s_%s' % (step.name, name), from_xp(val, ctx))
+        for name, val in zip(names, outs):
+            self._monitor('%s_%s' % (step.name, name), from_xp(val, ctx))
+
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy parameter values into this executor's arguments and auxiliary states."""
+        for name, array in arg_params.items():
+            if name in self._arg_index:
+                self.arg_arrays[self._arg_index[name]][:] = array
+            elif not allow_extra_params:
+                raise ValueError('Find name "%s" that is not in the arguments' % name)
+        if aux_params is None:
+            return
+        aux = self.aux_dict
+        for name, array in aux_params.items():
+            if name in aux:
+                aux[name][:] = array
+            elif not allow_extra_params:
+                raise ValueError('Find name %s that is not in the auxiliary states' % name)
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes that shares this one's parameter memory."""
+        from .bind import reshape  # pylint: disable=import-outside-toplevel
+        return reshape(self, partial_shaping, allow_up_sizing, kwargs)
+
+    def memory_plan(self):
+        """Bytes of the memory plan: dict with 'naive', 'forward_peak', 'backward_peak', 'planned'."""
+        from .memory import simulate  # pylint: disable=import-outside-toplevel
+        from .plan import slot_bytes  # pylint: disable=import-outside-toplevel
+        return simulate(self._plan, self._backward_steps, self._kept,
+                        slot_bytes(self._shapes, self._dtypes), self._grad_slots)
+
+    def planned_memory_bytes(self):
+        """Peak bytes of values alive at once under the plan (arguments and gradients included)."""
+        return self.memory_plan()['planned']
+
+    def debug_str(self):
+        """The graph and its memory plan as text."""
+        lines = [self._symbol.debug_str().rstrip()]
+        mem = self.memory_plan()
+        mirrored = [s.name for s in self._plan.steps if s.mirror]
+        lines.append('Total %d MB allocated (naive %d MB, forward peak %d MB, backward peak %d MB)'
+                     % (mem['planned'] >> 20, mem['naive'] >> 20, mem['forward_peak'] >> 20,
+                        mem['backward_peak'] >> 20))
+        lines.append('Planned memory: %d bytes (one buffer per value: %d bytes)'
+                     % (mem['planned'], mem['naive']))
+        if mirrored:
+            lines.append('Mirrored (recomputed in backward): %s' % ', '.join(mirrored))
+        return '\n'.join(lines) + '\n'
+
+
+def _accumulate(acc, g):
+    return g if acc is None else acc + g
+
+
+def _zeros_like_slot(exe, slot):
+    return exe._zeros(slot)
+
+
+def _on(value, ctx):
+    """Move a numpy/cupy array to ``ctx`` when it lives elsewhere."""
+    if ctx.device_typeid != 2:
+        return value if isinstance(value, np.ndarray) else _put(value, ctx)
+    if isinstance(value, np.ndarray) or getattr(value.device, 'id', ctx.device_id) != ctx.device_id:
+        xp = xp_of(ctx)
+        with xp.cuda.Device(ctx.device_id):
+            return xp.array(value, copy=True)
+    return value

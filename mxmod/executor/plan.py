@@ -1,0 +1,163 @@
+"""The execution plan: a symbol's graph flattened at bind time into forward steps with resolved
+entry slots, the backward steps that the requested gradients need, value lifetimes (what is kept for
+backward, what is freed, what is recomputed under mirroring) and the planned memory."""
+import os
+
+import numpy as np
+
+from ..symbol.graph import topo_order, aux_variable_ids
+
+
+class Step(object):
+    """One operator application: slots of its inputs, outputs and auxiliary states."""
+    __slots__ = ('node', 'op', 'name', 'inputs', 'outputs', 'aux', 'ctx', 'mirror', 'needs_grad',
+                 'free_after', 'index')
+
+    def __init__(self, node, index):
+        self.node = node
+        self.op = node.op
+        self.name = node.name
+        self.index = index
+        self.inputs = []
+        self.outputs = []
+        self.aux = []
+        self.ctx = None
+        self.mirror = False
+        self.needs_grad = False
+        self.free_after = []
+
+
+def mirror_enabled():
+    """MXNET_BACKWARD_DO_MIRROR=1 turns on mirroring for every cheap operator."""
+    return os.environ.get('MXNET_BACKWARD_DO_MIRROR', '0') not in ('0', '', 'false', 'False')
+
+
+def _wants_mirror(node, global_mirror):
+    op = node.op
+    if not op.mirror_cheap:
+        return False
+    force = node.attrs.get('__force_mirroring__')
+    if force is not None:
+        return force in ('True', 'true', '1')
+    stage = node.attrs.get('__mirror_stage__')
+    if stage is not None and stage in ('False', 'false', '0'):
+        return False
+    return global_mirror
+
+
+class Plan(object):
+    """Flattened graph of a symbol.
+
+    Attributes
+    ----------
+    arg_names, aux_names : list of str
+    slots : int
+        Number of value slots (one per node output).
+    arg_slots, aux_slots : list of int
+    head_slots : list of int
+    steps : list of Step
+    """
+
+    def __init__(self, sym):
+        order = topo_order(sym._heads())
+        aux_ids = aux_variable_ids(order)
+        self.slot_of = {}
+        self.arg_slots, self.aux_slots, self.arg_names, self.aux_names = [], [], [], []
+        self.steps = []
+        self.producer = {}
+        count = 0
+        for node in order:
+            for i in range(node.num_outputs()):
+                self.slot_of[(id(node), i)] = count
+                count += 1
+            base = self.slot_of[(id(node), 0)]
+            if node.op is None:
+                if id(node) in aux_ids:
+                    self.aux_slots.append(base)
+                    self.aux_names.append(node.name)
+                else:
+                    self.arg_slots.append(base)
+                    self.arg_names.append(node.name)
+            else:
+                step = Step(node, len(self.steps))
+                nargs = len(node.op.list_arguments())
+                ins = [self.slot_of[(id(s), i)] for s, i in node.inputs]
+                step.inputs, step.aux = ins[:nargs], ins[nargs:]
+                step.outputs = [base + i for i in range(node.num_outputs())]
+                for s in step.outputs:
+                    self.producer[s] = step
+                self.steps.append(step)
+        self.slots = count
+        self.head_slots = [self.slot_of[(id(n), i)] for n, i in sym._outputs]
+        self.heads = list(sym._outputs)
+
+    def mark_gradients(self, grad_slots):
+        """Mark the steps on a path from a slot needing a gradient; returns them in reverse order."""
+        needs = set(grad_slots)
+        for step in self.steps:
+            if any(s in needs for s in step.inputs):
+                step.needs_grad = True
+                needs.update(step.outputs)
+            else:
+                step.needs_grad = False
+        return [s for s in reversed(self.steps) if s.needs_grad]
+
+    def lifetimes(self, backward_steps, mirror):
+        """Decide which slots forward keeps for backward; set each step's ``free_after`` list and
+        its ``mirror`` flag. Returns the set of kept slots."""
+        global_mirror = mirror_enabled() if mirror is None else mirror
+        for step in self.steps:
+            step.mirror = step.needs_grad and _wants_mirror(step.node, global_mirror)
+        kept = set(self.head_slots) | set(self.arg_slots) | set(self.aux_slots)
+        for step in backward_steps:
+            kept.update(self._backward_reads(step))
+        kept = self._expand_mirrored(kept)
+        last_use = {}
+        for step in self.steps:
+            for s in step.inputs + step.aux:
+                last_use[s] = step.index
+        for step in self.steps:
+            step.free_after = []
+        for slot, idx in last_use.items():
+            if slot not in kept:
+                self.steps[idx].free_after.append(slot)
+        for step in self.steps:
+            for s in step.outputs:
+                if s not in kept and s not in last_use:
+                    step.free_after.append(s)
+        return kept
+
+    def _backward_reads(self, step):
+        uses = step.op.backward_uses
+        reads = list(step.aux)
+        if 'inputs' in uses:
+            reads += step.inputs
+        if 'outputs' in uses:
+            reads += step.outputs
+        return reads
+
+    def _expand_mirrored(self, kept):
+        """Under mirroring, outputs of mirrored steps are recomputed: keep their inputs instead."""
+        changed = True
+        while changed:
+            changed = False
+            for slot in list(kept):
+                step = self.producer.get(slot)
+                if step is not None and step.mirror and slot not in self.head_slots:
+                    kept.discard(slot)
+                    for s in step.inputs + step.aux:
+                        if s not in kept:
+                            kept.add(s)
+                            changed = True
+        return kept
+
+
+def slot_bytes(shapes, dtypes):
+    """Bytes of each slot from inferred shapes and dtypes (unknown -> 0)."""
+    out = []
+    for shape, dtype in zip(shapes, dtypes):
+        if shape is None or dtype is None:
+            out.append(0)
+        else:
+            out.append(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
+    return out

@@ -1,0 +1,48 @@
+"""``mx.sym``: symbols, variables, groups, JSON I/O and one creation function per operator."""
+from . import sugar  # noqa: F401  (Python operators on Symbol)
+from .symbol import Symbol, Group  # noqa: F401
+from .register import Variable, var, make_function as _make_function  # noqa: F401
+from .json_io import load, load_json  # noqa: F401
+from ..ops.base import OPS as _OPS
+
+
+def _install_ops(namespace):
+    for name in list(_OPS):
+        if name not in namespace:
+            namespace[name] = _make_function(name)
+
+
+_install_ops(globals())
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol producing zeros of ``shape``."""
+    return globals()['_zeros'](shape=shape, dtype=dtype, **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol producing ones of ``shape``."""
+    return globals()['_ones'](shape=shape, dtype=dtype, **kwargs)
+
+
+def pow(base, exp):  # pylint: disable=redefined-builtin
+    """``base ** exp`` for symbols and numbers."""
+    return base ** exp
+
+
+def maximum(left, right):
+    """Elementwise maximum of symbols/numbers."""
+    if isinstance(left, Symbol) and isinstance(right, Symbol):
+        return _make_function('_maximum', '_Maximum')(left, right)
+    if isinstance(left, Symbol):
+        return _make_function('_maximum_scalar', '_MaximumScalar')(left, scalar=right)
+    return _make_function('_maximum_scalar', '_MaximumScalar')(right, scalar=left)
+
+
+def minimum(left, right):
+    """Elementwise minimum of symbols/numbers."""
+    if isinstance(left, Symbol) and isinstance(right, Symbol):
+        return _make_function('_minimum', '_Minimum')(left, right)
+    if isinstance(left, Symbol):
+        return _make_function('_minimum_scalar', '_MinimumScalar')(left, scalar=right)
+    return _make_function('_minimum_scalar', '_MinimumScalar')(right, scalar=left)

@@ -1,0 +1,145 @@
+"""Shape and type inference over a symbol's graph, iterated to a fixed point."""
+import numpy as np
+
+from ..base import MXNetError
+from ..ops.base import attr_str, merge_shape
+from ..util import is_np_shape
+from .graph import topo_order
+
+_MAX_PASSES = 8
+
+
+def _entry_key(node, idx):
+    return (id(node), idx)
+
+
+def _parse_shape_attr(text):
+    from ..ops.base import _parse_tuple  # pylint: disable=import-outside-toplevel
+    shape = _parse_tuple(text)
+    if shape is None:
+        return None
+    return tuple(0 if d is None or d < 0 else d for d in shape)
+
+
+def _to_internal(shape):
+    if shape is None:
+        return None
+    shape = tuple(int(d) for d in shape)
+    if not shape and not is_np_shape():
+        return None
+    return tuple(0 if d < 0 else d for d in shape)
+
+
+def to_user(shape):
+    """Internal partial shape -> what infer_shape_partial reports (legacy or np_shape)."""
+    if is_np_shape():
+        return None if shape is None else tuple(-1 if d == 0 else d for d in shape)
+    return () if shape is None else shape
+
+
+def infer_shapes(sym, known, partial):
+    """Infer shapes of every entry. ``known`` maps variable names to shapes.
+
+    Returns a dict entry-key -> shape (None for unknown)."""
+    order = topo_order(sym._heads())
+    shapes = {}
+    for node in order:
+        if node.op is None:
+            if node.name in known:
+                shape = _to_internal(known[node.name])
+            elif '__shape__' in node.attrs:
+                shape = _parse_shape_attr(node.attrs['__shape__'])
+            else:
+                shape = None
+            shapes[_entry_key(node, 0)] = shape
+    for _ in range(_MAX_PASSES):
+        changed = False
+        for node in order:
+            if node.op is not None:
+                changed |= _infer_node_shape(node, shapes)
+        for node in reversed(order):
+            if node.op is not None:
+                changed |= _infer_node_shape(node, shapes)
+        if not changed:
+            break
+    return shapes
+
+
+def _infer_node_shape(node, shapes):
+    op = node.op
+    in_keys = [_entry_key(src, idx) for src, idx in node.inputs]
+    out_keys = [_entry_key(node, i) for i in range(len(op.list_outputs()))]
+    ins = [shapes.get(k) for k in in_keys]
+    outs = [shapes.get(k) for k in out_keys]
+    try:
+        new_in, new_out = op.infer_shape(list(ins), list(outs))
+    except MXNetError as err:
+        raise MXNetError('Error in operator %s (%s): %s; input shapes %s'
+                         % (node.name, op.op_name, err, dict(zip(_input_names(node), ins)))) from None
+    changed = False
+    for key, old, new, what in zip(in_keys + out_keys, ins + outs, list(new_in) + list(new_out),
+                                   _input_names(node) + op.list_outputs()):
+        if new is None:
+            continue
+        new = tuple(int(d) for d in new)
+        try:
+            merged = merge_shape('%s (%s)' % (node.name, op.op_name), what, old, new)
+        except MXNetError as err:
+            raise MXNetError('Error in operator %s: shape inconsistent for %s: expected %s, got %s (%s)'
+                             % (node.name, what, old, new, err)) from None
+        if merged != old:
+            shapes[key] = merged
+            changed = True
+    return changed
+
+
+def _input_names(node):
+    return node.op.list_arguments() + node.op.list_auxiliary_states()
+
+
+def infer_types(sym, known):
+    """Infer dtypes (numpy dtype names) of every entry; ``known`` maps variable names to dtypes."""
+    from .register import FLAG_DTYPES  # pylint: disable=import-outside-toplevel
+    order = topo_order(sym._heads())
+    types = {}
+    for node in order:
+        if node.op is None:
+            if node.name in known and known[node.name] is not None:
+                types[_entry_key(node, 0)] = np.dtype(known[node.name]).name
+            elif '__dtype__' in node.attrs:
+                types[_entry_key(node, 0)] = FLAG_DTYPES[int(node.attrs['__dtype__'])]
+    for _ in range(_MAX_PASSES):
+        changed = False
+        for node in list(order) + list(reversed(order)):
+            if node.op is not None:
+                changed |= _infer_node_type(node, types)
+        if not changed:
+            break
+    return types
+
+
+def _infer_node_type(node, types):
+    op = node.op
+    in_keys = [_entry_key(src, idx) for src, idx in node.inputs]
+    out_keys = [_entry_key(node, i) for i in range(len(op.list_outputs()))]
+    ins = [types.get(k) for k in in_keys]
+    outs = [types.get(k) for k in out_keys]
+    new_in, new_out = op.infer_type(list(ins), list(outs))
+    changed = False
+    for key, old, new, what in zip(in_keys + out_keys, ins + outs, list(new_in) + list(new_out),
+                                   _input_names(node) + op.list_outputs()):
+        if new is None:
+            continue
+        new = np.dtype(new).name
+        if old is not None and old != new:
+            raise MXNetError('Error in operator %s (%s): type inconsistent for %s: expected %s, got %s'
+                             % (node.name, op.op_name, what, old, new))
+        if old is None:
+            types[key] = new
+            changed = True
+    return changed
+
+
+def shape_attr(shape):
+    """String form of a shape for the ``__shape__`` attribute."""
+    return attr_str(tuple(shape))

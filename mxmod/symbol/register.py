@@ -1,0 +1,134 @@
+"""Symbol creation: ``mx.sym.Variable`` and one creation function per registered operator."""
+import json
+
+import numpy as np
+
+from ..attribute import AttrScope
+from ..base import MXNetError, string_types
+from ..name import NameManager
+from ..ops.base import OPS, attr_str
+from .graph import HIDDEN_KEYS, Node, make_op, normalize_attrs
+from .symbol import Symbol
+
+# numpy dtype name -> MXNet's type flag, as Variable(dtype=) stores it
+DTYPE_FLAGS = {'float32': 0, 'float64': 1, 'float16': 2, 'uint8': 3, 'int32': 4, 'int8': 5,
+               'int64': 6, 'bool': 7, 'int16': 8, 'uint16': 9, 'uint32': 10, 'uint64': 11,
+               'bfloat16': 12}
+FLAG_DTYPES = {v: k for k, v in DTYPE_FLAGS.items()}
+STYPE_FLAGS = {'default': 0, 'row_sparse': 1, 'csr': 2}
+
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,  # pylint: disable=invalid-name
+             stype=None, profiler_scope=None, **kwargs):
+    """Create a symbolic variable (a graph input).
+
+    Parameters
+    ----------
+    name : str
+    attr : dict of str to str, optional
+    shape : tuple, optional
+        Known shape (0 for unknown dimensions), used by shape inference.
+    lr_mult, wd_mult : float, optional
+        Learning-rate / weight-decay multipliers read by the optimizer.
+    dtype : str or numpy dtype, optional
+    init : Initializer or str, optional
+    stype : str, optional
+    """
+    if not isinstance(name, string_types):
+        raise TypeError('Expect a string for variable `name`, got %s' % type(name).__name__)
+    attrs = AttrScope.current().get(attr)
+    attrs = normalize_attrs(attrs)
+    if shape is not None:
+        attrs['__shape__'] = attr_str(tuple(shape))
+    if lr_mult is not None:
+        attrs['__lr_mult__'] = str(lr_mult)
+    if wd_mult is not None:
+        attrs['__wd_mult__'] = str(wd_mult)
+    if dtype is not None:
+        attrs['__dtype__'] = str(DTYPE_FLAGS[np.dtype(dtype).name])
+    if init is not None:
+        attrs['__init__'] = init if isinstance(init, string_types) else init.dumps()
+    if stype is not None:
+        attrs['__storage_type__'] = str(STYPE_FLAGS[stype])
+    if profiler_scope is not None:
+        attrs['__profiler_scope__'] = profiler_scope
+    for key, val in kwargs.items():
+        if not (key.startswith('__') and key.endswith('__')):
+            raise ValueError('Attribute name=%s is not supported. Additional attributes must start '
+                             'and end with double underscores, e.g, __yourattr__' % key)
+        attrs[key] = str(val)
+    return Symbol([(Node(None, name, attrs), 0)])
+
+
+var = Variable
+
+
+def create(op_name, hint, args, kwargs):
+    """Create a symbol applying operator ``op_name`` to symbol inputs; named from ``hint``."""
+    cls = OPS[op_name]
+    name = kwargs.pop('name', None)
+    user_attr = dict(kwargs.pop('attr', None) or {})
+    inputs, params = {}, {}
+    for key, val in kwargs.items():
+        if isinstance(val, Symbol):
+            inputs[key] = val
+        elif key in HIDDEN_KEYS:
+            user_attr[key] = attr_str(val)
+        elif val is not None:
+            params[key] = attr_str(val)
+    pos = [a for a in args if a is not None]
+    for a in pos:
+        if not isinstance(a, Symbol):
+            raise TypeError('%s: positional inputs must be Symbols, got %s' % (op_name, type(a).__name__))
+    if 'num_args' in cls.params and 'num_args' not in params:
+        params['num_args'] = str(len(pos) + len(inputs))
+    attrs = normalize_attrs(AttrScope.current().get(user_attr))
+    attrs.update(params)
+    op = make_op(op_name, attrs)
+    name = NameManager.current().get(name, hint)
+    return _wire(op, name, attrs, pos, inputs)
+
+
+def _wire(op, name, attrs, pos, named):
+    arg_names = op.list_arguments()
+    aux_names = op.list_auxiliary_states()
+    all_names = arg_names + aux_names
+    if len(pos) > len(all_names):
+        raise MXNetError('%s %r: %d positional inputs given, it takes %s'
+                         % (op.op_name, name, len(pos), all_names))
+    given = dict(zip(all_names, pos))
+    for key, sym in named.items():
+        if key not in all_names:
+            raise MXNetError('%s %r has no input named %r; inputs are %s'
+                             % (op.op_name, name, key, all_names))
+        given[key] = sym
+    entries = []
+    for arg in all_names:
+        sym = given.get(arg)
+        if sym is None:
+            var_attrs = {k: v for k, v in attrs.items()}
+            entries.append((Node(None, '%s_%s' % (name, arg), var_attrs), 0))
+        else:
+            if len(sym) != 1:
+                raise MXNetError('%s %r: input %r must be a single-output symbol, got %d outputs'
+                                 % (op.op_name, name, arg, len(sym)))
+            entries.append(sym._outputs[0])
+    node = Node(op, name, attrs, entries)
+    count = op.num_visible_outputs()
+    return Symbol([(node, i) for i in range(count)])
+
+
+def make_function(op_name, hint=None):
+    """Build ``mx.sym.<op_name>``."""
+    hint = hint or op_name
+
+    def fn(*args, **kwargs):
+        return create(op_name, hint.lower(), args, kwargs)
+    fn.__name__ = op_name
+    fn.__doc__ = 'Create a symbol applying operator %s.' % OPS[op_name].op_name
+    return fn
+
+
+def init_dumps(spec):
+    """JSON of an initializer spec given as [name, kwargs]."""
+    return json.dumps(spec)
