@@ -1,0 +1,267 @@
+"""Convolution and Deconvolution over 1, 2 or 3 spatial axes (im2col + one GEMM per call).
+
+Importing this module also registers Pooling (``pooling.py``)."""
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape
+from . import convutil as cu
+from . import pooling as _pooling  # noqa: F401  (registers Pooling)
+
+__all__ = ['Convolution', 'Deconvolution']
+
+_LAYOUTS = (None, 'NCW', 'NCHW', 'NCDHW', 'NHWC', 'NDHWC')
+
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+# ---- the three products of a (grouped) convolution -----------------------------------------------
+def conv_apply(xp, cols, w, groups):
+    """Convolution output (N, F, *out) from columns (C, K, N, *out) and weight (F, C/g, *k)."""
+    c, k = cols.shape[:2]
+    f = w.shape[0]
+    cm = cols.reshape(groups, (c // groups) * k, -1)
+    wm = w.reshape(groups, f // groups, (c // groups) * k)
+    y = xp.matmul(wm, cm).reshape((f,) + cols.shape[2:])
+    return xp.ascontiguousarray(y.swapaxes(0, 1))
+
+
+def conv_weight_grad(xp, cols, dy, w_shape, groups):
+    """Gradient of the weight (F, C/g, *k) from columns (C, K, N, *out) and dy (N, F, *out)."""
+    f = dy.shape[1]
+    dyt = dy.swapaxes(0, 1).reshape(groups, f // groups, -1)
+    cm = cols.reshape(groups, -1, dyt.shape[-1])
+    return xp.matmul(dyt, cm.transpose(0, 2, 1)).reshape(w_shape)
+
+
+def conv_data_cols(xp, dy, w, groups):
+    """Columns (C, K, N, *out) of the data gradient: W^T dy per group."""
+    n, f = dy.shape[:2]
+    cg = w.shape[1]
+    k = _prod(w.shape[2:])
+    dyt = dy.swapaxes(0, 1).reshape(groups, f // groups, -1)
+    wm = w.reshape(groups, f // groups, cg * k)
+    dcols = xp.matmul(wm.transpose(0, 2, 1), dyt)
+    return dcols.reshape((cg * groups, k, n) + tuple(dy.shape[2:]))
+
+
+# ---- shared parameter handling ----------------------------------------------------------------
+_COMMON = {
+    'kernel': Param('shape'), 'stride': Param('shape', ()), 'dilate': Param('shape', ()),
+    'pad': Param('shape', ()), 'num_filter': Param('int'), 'num_group': Param('int', 1),
+    'no_bias': Param('bool', False),
+    'cudnn_tune': Param('str?', None, choices=(None, 'off', 'limited_workspace', 'fastest')),
+    'cudnn_off': Param('bool', False), 'layout': Param('str?', None, choices=_LAYOUTS),
+}
+
+
+class _ConvBase(Operator):
+    """Parameter normalisation, argument names and layout handling shared by both ops."""
+    backward_uses = ('inputs',)
+
+    def setup(self):
+        p = self.p
+        nd = len(p.kernel or ())
+        if nd not in (1, 2, 3):
+            raise MXNetError('%s: kernel must have 1, 2 or 3 entries, got %s' % (self.op_name, p.kernel))
+        self.nd = nd
+        self.kernel = tuple(p.kernel)
+        self.stride = cu.expand(self.op_name, 'stride', p.stride, nd, 1)
+        self.dilate = cu.expand(self.op_name, 'dilate', p.dilate, nd, 1)
+        self.pad = cu.expand(self.op_name, 'pad', p.pad, nd, 0)
+        self.layout = p.layout or cu.DEFAULT_LAYOUT[nd]
+        if len(self.layout) != nd + 2:
+            raise MXNetError('%s: layout %s does not match a %d-D kernel' % (self.op_name, self.layout, nd))
+        if min(self.kernel + self.stride + self.dilate) < 1 or p.num_group < 1:
+            raise MXNetError('%s: kernel, stride, dilate and num_group must be positive (got '
+                             'kernel=%s stride=%s dilate=%s num_group=%d)' % (
+                                 self.op_name, self.kernel, self.stride, self.dilate, p.num_group))
+        if p.num_filter % p.num_group:
+            raise MXNetError('%s: num_filter=%d must be divisible by num_group=%d'
+                             % (self.op_name, p.num_filter, p.num_group))
+        self.dk = tuple(1 + (k - 1) * d for k, d in zip(self.kernel, self.dilate))
+
+    def list_arguments(self):
+        return ['data', 'weight'] if self.p.no_bias else ['data', 'weight', 'bias']
+
+    def _check_data(self, data):
+        if len(data) != self.nd + 2:
+            raise MXNetError('%s: data must have %d dimensions for a %d-D kernel, got shape %s'
+                             % (self.op_name, self.nd + 2, self.nd, tuple(data)))
+        d = cu.shape_to_cf(tuple(data), self.layout)
+        if d[1] and d[1] % self.p.num_group:
+            raise MXNetError('%s: input channels %d must be divisible by num_group=%d'
+                             % (self.op_name, d[1], self.p.num_group))
+        return d
+
+    def _weight_layout(self, w_cf):
+        return cu.shape_from_cf(w_cf, self.layout)
+
+    def _add_bias(self, y, inputs):
+        if not self.p.no_bias:
+            y += inputs[2].reshape((1, -1) + (1,) * self.nd)
+        return y
+
+    def _bias_grad(self, dy_cf):
+        return dy_cf.sum(axis=(0,) + tuple(range(2, dy_cf.ndim)))
+
+    def _cf(self, arr):
+        return cu.to_channel_first(arr, self.layout)
+
+    def _back(self, arr, xp):
+        return xp.ascontiguousarray(cu.from_channel_first(arr, self.layout))
+
+
+@register
+class Convolution(_ConvBase):
+    """N-D convolution (cross-correlation) with stride, dilation, zero padding and groups.
+
+    Weight shape (num_filter, C/num_group, *kernel) in channel-first layouts."""
+    op_name = 'Convolution'
+    params = dict(_COMMON, workspace=Param('int', 1024))
+
+    def infer_shape(self, in_shapes, out_shapes):
+        ins, outs = list(in_shapes), list(out_shapes)
+        if ins[0] is None:
+            return ins, outs
+        d = self._check_data(ins[0])
+        g, f = self.p.num_group, self.p.num_filter
+        ins[1] = merge_shape(self.op_name, 'weight', ins[1],
+                             self._weight_layout((f, d[1] // g) + self.kernel))
+        if not self.p.no_bias:
+            ins[2] = merge_shape(self.op_name, 'bias', ins[2], (f,))
+        spatial = []
+        for i, (x, p, k, s) in enumerate(zip(d[2:], self.pad, self.dk, self.stride)):
+            if x and k > x + 2 * p:
+                raise MXNetError('%s: kernel size %d (dilated) exceeds input size %d padded by %d '
+                                 'on spatial axis %d' % (self.op_name, k, x, p, i))
+            spatial.append((x + 2 * p - k) // s + 1 if x else 0)
+        out = cu.shape_to_cf(merge_shape(self.op_name, 'output', outs[0],
+                                         cu.shape_from_cf((d[0], f) + tuple(spatial), self.layout)),
+                             self.layout)
+        back = [out[0], d[1]]
+        for x, o, p, k, s in zip(d[2:], out[2:], self.pad, self.dk, self.stride):
+            back.append(o + k - 1 - 2 * p if (o and s == 1 and not x) else x)
+        ins[0] = merge_shape(self.op_name, 'data', ins[0], cu.shape_from_cf(tuple(back), self.layout))
+        outs[0] = cu.shape_from_cf(out, self.layout)
+        return ins, outs
+
+    def _columns(self, xp, x_cf):
+        out = [(x + 2 * p - k) // s + 1
+               for x, p, k, s in zip(x_cf.shape[2:], self.pad, self.dk, self.stride)]
+        return cu.im2col(xp, cu.pad_spatial(xp, x_cf, self.pad), self.kernel, self.stride,
+                         self.dilate, out)
+
+    def forward(self, octx, inputs, aux):
+        xp = octx.xp
+        x, w = self._cf(inputs[0]), self._cf(inputs[1])
+        y = conv_apply(xp, self._columns(xp, x), w, self.p.num_group)
+        return [self._back(self._add_bias(y, inputs), xp)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        need = octx.need_grad or [True] * len(inputs)
+        x, w = self._cf(inputs[0]), self._cf(inputs[1])
+        dy = self._cf(out_grads[0])
+        grads = [None, None]
+        if need[0]:
+            dcols = conv_data_cols(xp, dy, w, self.p.num_group)
+            padded = x.shape[:2] + tuple(n + 2 * p for n, p in zip(x.shape[2:], self.pad))
+            dxp = cu.col2im(xp, dcols, padded, self.kernel, self.stride, self.dilate)
+            grads[0] = self._back(cu.crop_spatial(dxp, self.pad, x.shape[2:]), xp)
+        if need[1]:
+            gw = conv_weight_grad(xp, self._columns(xp, x), dy, w.shape, self.p.num_group)
+            grads[1] = self._back(gw, xp)
+        if not self.p.no_bias:
+            grads.append(self._bias_grad(dy) if need[2] else None)
+        return grads
+
+
+@register
+class Deconvolution(_ConvBase):
+    """Transposed convolution: the data gradient of Convolution used as a forward pass.
+
+    Weight shape (C, num_filter/num_group, *kernel); output size
+    stride*(in-1) + dilated_kernel - 2*pad + adj, or ``target_shape`` (pad and adj derived)."""
+    op_name = 'Deconvolution'
+    params = dict(_COMMON, no_bias=Param('bool', True), workspace=Param('int', 512),
+                  adj=Param('shape', ()), target_shape=Param('shape', ()))
+
+    def setup(self):
+        super().setup()
+        self.adj = cu.expand(self.op_name, 'adj', self.p.adj, self.nd, 0)
+        self.target = tuple(self.p.target_shape or ())
+        if self.target and len(self.target) != self.nd:
+            raise MXNetError('%s: target_shape=%s must have %d entries'
+                             % (self.op_name, self.target, self.nd))
+
+    def _pad_adj(self, spatial):
+        """(pad, adj) per axis, derived from target_shape when one is set."""
+        if not any(self.target):
+            return self.pad, self.adj
+        pads, adjs = [], []
+        for x, s, k, t in zip(spatial, self.stride, self.dk, self.target):
+            total = s * (x - 1) + k - t
+            if total < 0:
+                raise MXNetError('%s: target_shape %s is too big for input %s'
+                                 % (self.op_name, self.target, tuple(spatial)))
+            pads.append((total + 1) // 2)
+            adjs.append(total % 2)
+        return tuple(pads), tuple(adjs)
+
+    def _out_spatial(self, spatial):
+        pad, adj = self._pad_adj(spatial)
+        for a, s in zip(adj, self.stride):
+            if a >= s:
+                raise MXNetError('%s: adj %s must be smaller than stride %s'
+                                 % (self.op_name, adj, self.stride))
+        return [s * (x - 1) + k - 2 * p + a if x else 0
+                for x, s, k, p, a in zip(spatial, self.stride, self.dk, pad, adj)], pad
+
+    def infer_shape(self, in_shapes, out_shapes):
+        ins, outs = list(in_shapes), list(out_shapes)
+        if ins[0] is None:
+            return ins, outs
+        d = self._check_data(ins[0])
+        g, f = self.p.num_group, self.p.num_filter
+        ins[1] = merge_shape(self.op_name, 'weight', ins[1],
+                             self._weight_layout((d[1], f // g) + self.kernel))
+        if not self.p.no_bias:
+            ins[2] = merge_shape(self.op_name, 'bias', ins[2], (f,))
+        if all(d[2:]):
+            spatial, _ = self._out_spatial(d[2:])
+        else:
+            spatial = [0] * self.nd
+        outs[0] = merge_shape(self.op_name, 'output', outs[0],
+                              cu.shape_from_cf((d[0], f) + tuple(spatial), self.layout))
+        return ins, outs
+
+    def forward(self, octx, inputs, aux):
+        xp = octx.xp
+        x, w = self._cf(inputs[0]), self._cf(inputs[1])
+        spatial, pad = self._out_spatial(x.shape[2:])
+        g, f = self.p.num_group, self.p.num_filter
+        # x plays the role of a convolution's output gradient, w of its (C, F/g, *k) weight
+        dcols = conv_data_cols(xp, x, w, g)
+        padded = (x.shape[0], f) + tuple(n + 2 * p for n, p in zip(spatial, pad))
+        y = cu.crop_spatial(cu.col2im(xp, dcols, padded, self.kernel, self.stride, self.dilate),
+                            pad, spatial)
+        return [self._back(self._add_bias(xp.ascontiguousarray(y), inputs), xp)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        need = octx.need_grad or [True] * len(inputs)
+        x, w = self._cf(inputs[0]), self._cf(inputs[1])
+        dy = self._cf(out_grads[0])
+        _, pad = self._out_spatial(x.shape[2:])
+        cols = cu.im2col(xp, cu.pad_spatial(xp, dy, pad), self.kernel, self.stride, self.dilate,
+                         x.shape[2:])
+        g = self.p.num_group
+        grads = [self._back(conv_apply(xp, cols, w, g), xp) if need[0] else None,
+                 self._back(conv_weight_grad(xp, cols, x, w.shape, g), xp) if need[1] else None]
+        if not self.p.no_bias:
+            grads.append(self._bias_grad(dy) if need[2] else None)
+        return grads

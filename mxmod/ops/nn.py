@@ -1,0 +1,312 @@
+"""Dense layers and activations: FullyConnected, Activation, LeakyReLU, Dropout, Embedding.
+
+Importing this module also registers the softmax family (``softmax.py``)."""
+import numpy as np
+
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape, same_shape_infer
+from . import softmax as _softmax  # noqa: F401  (registers softmax, log_softmax, ...)
+
+__all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout', 'Embedding']
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_LAMBDA = 1.0507009873554804934193349852946
+
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def _scalar(x, value):
+    """``value`` as a scalar of ``x``'s dtype so float32 math stays float32."""
+    return x.dtype.type(value)
+
+
+# ---- FullyConnected ---------------------------------------------------------------------------
+@register
+class FullyConnected(Operator):
+    """y = x W^T + b, with x flattened to 2-D (``flatten=True``) or applied on the last axis."""
+    op_name = 'FullyConnected'
+    params = {'num_hidden': Param('int'), 'no_bias': Param('bool', False),
+              'flatten': Param('bool', True)}
+    backward_uses = ('inputs',)
+
+    def list_arguments(self):
+        return ['data', 'weight'] if self.p.no_bias else ['data', 'weight', 'bias']
+
+    def infer_shape(self, in_shapes, out_shapes):
+        in_shapes, out_shapes = list(in_shapes), list(out_shapes)
+        data = in_shapes[0]
+        if data is None:
+            return in_shapes, out_shapes
+        nh = self.p.num_hidden
+        num_input = data[-1] if not self.p.flatten else _prod(data[1:])
+        in_shapes[1] = merge_shape(self.op_name, 'weight', in_shapes[1], (nh, num_input))
+        if not self.p.no_bias:
+            bias = in_shapes[2]
+            if not (bias is not None and tuple(bias) == (nh, 1)):
+                in_shapes[2] = merge_shape(self.op_name, 'bias', bias, (nh,))
+        out = tuple(data[:-1]) + (nh,) if not self.p.flatten else (data[0], nh)
+        out = merge_shape(self.op_name, 'output', out_shapes[0], out)
+        out_shapes[0] = out
+        in_shapes[0] = merge_shape(self.op_name, 'data', data, (out[0],) + tuple(data[1:]))
+        return in_shapes, out_shapes
+
+    def _flat(self, x):
+        return x.reshape(x.shape[0], -1) if self.p.flatten else x.reshape(-1, x.shape[-1])
+
+    def forward(self, octx, inputs, aux):
+        x, w = inputs[0], inputs[1]
+        x2 = self._flat(x)
+        out = octx.xp.matmul(x2, w.T)
+        if not self.p.no_bias:
+            out += inputs[2].reshape(-1)
+        shape = (x.shape[0], w.shape[0]) if self.p.flatten else x.shape[:-1] + (w.shape[0],)
+        return [out.reshape(shape)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        x, w = inputs[0], inputs[1]
+        need = octx.need_grad or [True] * len(inputs)
+        dy = out_grads[0].reshape(-1, w.shape[0])
+        grads = [xp.matmul(dy, w).reshape(x.shape) if need[0] else None,
+                 xp.matmul(dy.T, self._flat(x)) if need[1] else None]
+        if not self.p.no_bias:
+            grads.append(dy.sum(axis=0).reshape(inputs[2].shape) if need[2] else None)
+        return grads
+
+
+# ---- Activation -------------------------------------------------------------------------------
+def _sigmoid(xp, x):
+    return 1 / (1 + xp.exp(-x))
+
+
+def _softrelu(xp, x):
+    return xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
+
+
+_ACT = {
+    'relu': (lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, dy: dy * (y > 0)),
+    'sigmoid': (_sigmoid, lambda xp, x, y, dy: dy * y * (1 - y)),
+    'tanh': (lambda xp, x: xp.tanh(x), lambda xp, x, y, dy: dy * (1 - y * y)),
+    'softrelu': (_softrelu, lambda xp, x, y, dy: dy * -xp.expm1(-y)),
+    'softsign': (lambda xp, x: x / (1 + xp.abs(x)),
+                 lambda xp, x, y, dy: dy / ((1 + xp.abs(x)) * (1 + xp.abs(x)))),
+}
+
+
+@register
+class Activation(Operator):
+    """Elementwise activation: relu, sigmoid, tanh, softrelu (log(1 + e^x)) or softsign."""
+    op_name = 'Activation'
+    params = {'act_type': Param('str', choices=tuple(_ACT))}
+    mirror_cheap = True
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        return [self._fn(octx.xp, x).astype(x.dtype, copy=False)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        x = inputs[0]
+        return [self._grad(octx.xp, x, outputs[0], out_grads[0]).astype(x.dtype, copy=False)]
+
+    def setup(self):
+        self._fn, self._grad = _ACT[self.p.act_type]
+        if self.p.act_type != 'softsign':
+            self.backward_uses = ('outputs',)
+
+
+# ---- LeakyReLU --------------------------------------------------------------------------------
+def _erf(xp, x):
+    """The error function on numpy (scipy when present) or cupy arrays."""
+    if xp is not np:
+        import cupyx.scipy.special  # pylint: disable=import-outside-toplevel
+        return cupyx.scipy.special.erf(x)
+    try:
+        from scipy.special import erf  # pylint: disable=import-outside-toplevel
+        return erf(x)
+    except ImportError:
+        import math  # pylint: disable=import-outside-toplevel
+        return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def _gamma_view(gamma, ndim):
+    """Align PReLU's gamma with data axes 0..1 from the right, as MXNet broadcasts it."""
+    shape = [1] * ndim
+    dims = list(gamma.shape)
+    axis = min(1, ndim - 1)
+    while dims:
+        shape[axis] = dims.pop()
+        axis -= 1
+        if axis < 0 and dims:
+            raise MXNetError('LeakyReLU: cannot broadcast gamma of shape %s to data with %d axes'
+                             % (gamma.shape, ndim))
+    return gamma.reshape(shape)
+
+
+@register
+class LeakyReLU(Operator):
+    """Leaky ReLU family: leaky, prelu (learned ``gamma``), rrelu (random slope), elu, selu, gelu."""
+    op_name = 'LeakyReLU'
+    params = {'act_type': Param('str', 'leaky',
+                                choices=('rrelu', 'leaky', 'prelu', 'elu', 'selu', 'gelu')),
+              'slope': Param('float', 0.25), 'lower_bound': Param('float', 0.125),
+              'upper_bound': Param('float', 0.334)}
+    mirror_cheap = True
+
+    def list_arguments(self):
+        return ['data', 'gamma'] if self.p.act_type == 'prelu' else ['data']
+
+    def list_outputs(self):
+        return ['output', 'mask'] if self.p.act_type == 'rrelu' else ['output']
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        for s in out_shapes:
+            data = merge_shape(self.op_name, 'data', data, s)
+        if data is None:
+            return list(in_shapes), list(out_shapes)
+        ins = [data]
+        if self.p.act_type == 'prelu':
+            ins.append(in_shapes[1] if in_shapes[1] is not None else (data[1] if len(data) > 1 else 1,))
+        return ins, [data] * len(out_shapes)
+
+    def forward(self, octx, inputs, aux):
+        xp, x = octx.xp, inputs[0]
+        kind = self.p.act_type
+        if kind == 'prelu':
+            gamma = _gamma_view(inputs[1], x.ndim)
+            return [xp.where(x > 0, x, x * gamma).astype(x.dtype, copy=False)]
+        if kind == 'rrelu':
+            if octx.is_train:
+                u = octx.rng.random_sample(x.shape)
+                mask = xp.asarray(u * (self.p.upper_bound - self.p.lower_bound)
+                                  + self.p.lower_bound, dtype=x.dtype)
+            else:
+                mask = xp.full(x.shape, (self.p.lower_bound + self.p.upper_bound) / 2, x.dtype)
+            return [xp.where(x > 0, x, x * mask), mask]
+        return [self._plain(xp, x).astype(x.dtype, copy=False)]
+
+    def _plain(self, xp, x):
+        kind = self.p.act_type
+        if kind == 'leaky':
+            return xp.where(x > 0, x, x * _scalar(x, self.p.slope))
+        if kind == 'elu':
+            return xp.where(x > 0, x, _scalar(x, self.p.slope) * xp.expm1(xp.minimum(x, 0)))
+        if kind == 'selu':
+            neg = _scalar(x, SELU_ALPHA) * xp.expm1(xp.minimum(x, 0))
+            return _scalar(x, SELU_LAMBDA) * xp.where(x > 0, x, neg)
+        return 0.5 * x * (1 + _erf(xp, x / _scalar(x, np.sqrt(2.0))))   # gelu
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp, x, y, dy = octx.xp, inputs[0], outputs[0], out_grads[0]
+        kind = self.p.act_type
+        if kind == 'prelu':
+            gamma = inputs[1]
+            gview = _gamma_view(gamma, x.ndim)
+            dx = dy * xp.where(x > 0, 1, gview)
+            dg = dy * xp.where(x > 0, 0, x)
+            axes = tuple(i for i in range(x.ndim) if gview.shape[i] == 1 and x.shape[i] != 1)
+            dg = dg.sum(axis=axes, keepdims=True).reshape(gamma.shape) if axes else dg.reshape(gamma.shape)
+            return [dx.astype(x.dtype, copy=False), dg.astype(gamma.dtype, copy=False)]
+        if kind == 'rrelu':
+            return [dy * xp.where(y > 0, 1, outputs[1])]
+        if kind == 'leaky':
+            return [dy * xp.where(y > 0, 1, _scalar(x, self.p.slope))]
+        if kind == 'elu':
+            return [dy * xp.where(x > 0, 1, y + _scalar(x, self.p.slope))]
+        if kind == 'selu':
+            # MXNet 1.9.1 uses lambda * (alpha + y) for x <= 0 (the exact value is y + lambda * alpha)
+            lam = _scalar(x, SELU_LAMBDA)
+            return [dy * xp.where(y > 0, lam, lam * (y + _scalar(x, SELU_ALPHA)))]
+        pdf = xp.exp(-0.5 * x * x) / _scalar(x, np.sqrt(2 * np.pi))
+        return [(dy * (0.5 * (1 + _erf(xp, x / _scalar(x, np.sqrt(2.0)))) + x * pdf)).astype(x.dtype, copy=False)]
+
+
+# ---- Dropout ----------------------------------------------------------------------------------
+@register
+class Dropout(Operator):
+    """Randomly zero inputs with probability ``p`` and scale the kept ones by 1/(1-p).
+
+    Active in training (``mode='training'``) or always (``mode='always'``); ``axes`` share one
+    mask value along the listed axes. The mask is kept in ``octx.saved`` for backward."""
+    op_name = 'Dropout'
+    params = {'p': Param('float', 0.5), 'mode': Param('str', 'training', choices=('training', 'always')),
+              'axes': Param('shape', ()), 'cudnn_off': Param('bool?', False)}
+    backward_uses = ()
+
+    def _active(self, octx):
+        return (octx.is_train or self.p.mode == 'always') and self.p.p > 0
+
+    def forward(self, octx, inputs, aux):
+        xp, x = octx.xp, inputs[0]
+        if not self._active(octx):
+            octx.saved['mask'] = None
+            return [x.copy()]
+        shape = list(x.shape)
+        for a in self.p.axes or ():
+            shape[a] = 1
+        keep = 1.0 - self.p.p
+        u = octx.rng.random_sample(tuple(shape))
+        scale = 1.0 / keep if keep > 0 else 0.0
+        mask = xp.asarray(u < keep, dtype=x.dtype) * _scalar(x, scale)
+        octx.saved['mask'] = mask
+        return [x * mask]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        mask = octx.saved.get('mask')
+        dy = out_grads[0]
+        return [dy.copy() if mask is None else dy * mask]
+
+
+# ---- Embedding --------------------------------------------------------------------------------
+@register
+class Embedding(Operator):
+    """Look up rows of ``weight`` (input_dim, output_dim) at the (float) indices in ``data``."""
+    op_name = 'Embedding'
+    params = {'input_dim': Param('int'), 'output_dim': Param('int'),
+              'dtype': Param('dtype', 'float32'), 'sparse_grad': Param('bool', False)}
+    arguments = ('data', 'weight')
+    backward_uses = ('inputs',)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        weight = merge_shape(self.op_name, 'weight', in_shapes[1],
+                             (self.p.input_dim, self.p.output_dim))
+        if data is None:
+            return [None, weight], list(out_shapes)
+        out = merge_shape(self.op_name, 'output', out_shapes[0], tuple(data) + (self.p.output_dim,))
+        data = merge_shape(self.op_name, 'data', data, out[:-1])
+        return [data, weight], [out]
+
+    def infer_type(self, in_types, out_types):
+        dtype = in_types[1] or out_types[0] or self.p.dtype
+        return [in_types[0], dtype], [dtype]
+
+    def _indices(self, xp, data):
+        return xp.clip(data, 0, self.p.input_dim - 1).astype(np.int64)
+
+    def forward(self, octx, inputs, aux):
+        data, weight = inputs
+        return [weight[self._indices(octx.xp, data)]]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        data, weight = inputs
+        need = octx.need_grad or [False, True]
+        if need[0]:
+            raise MXNetError("Embedding layer doesn't support calculate data gradient "
+                             "(bind the data with grad_req='null')")
+        if not need[1]:
+            return [None, None]
+        grad = xp.zeros_like(weight)
+        dy = out_grads[0].reshape(-1, weight.shape[1])
+        idx = self._indices(xp, data).reshape(-1)
+        if xp is np:
+            np.add.at(grad, idx, dy)
+        else:
+            xp.add.at(grad, idx, dy)
+        return [None, grad]

@@ -1,0 +1,314 @@
+"""Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, LRN and L2Normalization."""
+import numpy as np
+
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape, same_shape_infer
+
+__all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization']
+
+
+def _param_type(data_type):
+    """dtype of scale/shift/statistics for a data dtype (float32 when data is float16)."""
+    return 'float32' if data_type == 'float16' else data_type
+
+
+def _norm_backward(xp, dy, xhat, invstd, axes):
+    """Gradient of x -> xhat = (x - mean(x)) * invstd (biased variance) given d xhat."""
+    m = 1
+    for a in axes:
+        m *= dy.shape[a]
+    mean_dy = dy.sum(axis=axes, keepdims=True) / m
+    mean_dy_xhat = (dy * xhat).sum(axis=axes, keepdims=True) / m
+    return (dy - mean_dy - xhat * mean_dy_xhat) * invstd
+
+
+# ---- BatchNorm --------------------------------------------------------------------------------
+@register
+class BatchNorm(Operator):
+    """Batch normalisation over every axis except ``axis``.
+
+    Training (``is_train`` and not ``use_global_stats``) normalises with the batch mean and biased
+    variance; otherwise with ``moving_mean`` / ``moving_var``. As in MXNet 1.9.1 on CPU the moving
+    statistics are updated (``moving = moving * momentum + batch * (1 - momentum)``) by the
+    training *backward* pass. ``fix_gamma`` sets gamma to 1 (in place, as MXNet does) and gives it
+    a zero gradient. Outputs: output, mean, var where var holds 1/sqrt(variance + eps); only
+    output is visible unless ``output_mean_var``."""
+    op_name = 'BatchNorm'
+    params = {'eps': Param('float', 1e-3), 'momentum': Param('float', 0.9),
+              'fix_gamma': Param('bool', True), 'use_global_stats': Param('bool', False),
+              'output_mean_var': Param('bool', False), 'axis': Param('int', 1),
+              'cudnn_off': Param('bool', False), 'min_calib_range': Param('float?', None),
+              'max_calib_range': Param('float?', None)}
+    arguments = ('data', 'gamma', 'beta')
+    outputs = ('output', 'mean', 'var')
+    aux_states = ('moving_mean', 'moving_var')
+    mirror_cheap = True
+    backward_uses = ('inputs', 'outputs')
+
+    def num_visible_outputs(self):
+        return 3 if self.p.output_mean_var else 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        if data is None:
+            return list(in_shapes), list(out_shapes)
+        axis = self._axis(len(data))
+        chan = (data[axis],)
+        names = ['gamma', 'beta', 'moving_mean', 'moving_var']
+        ins = [data] + [merge_shape(self.op_name, n, s, chan) for n, s in zip(names, in_shapes[1:])]
+        outs = [data] + [merge_shape(self.op_name, n, s, chan)
+                         for n, s in zip(('mean', 'var'), out_shapes[1:])]
+        return ins, outs
+
+    def infer_type(self, in_types, out_types):
+        data = in_types[0] or out_types[0]
+        if data is None:
+            return in_types, out_types
+        ptype = _param_type(data)
+        return [data] + [t or ptype for t in in_types[1:]], [data] + [ptype] * (len(out_types) - 1)
+
+    def _axis(self, ndim):
+        axis = self.p.axis + ndim if self.p.axis < 0 else self.p.axis
+        if not 0 <= axis < ndim:
+            raise MXNetError('BatchNorm: axis %d out of range for %d-D data' % (self.p.axis, ndim))
+        return axis
+
+    def _views(self, x):
+        axis = self._axis(x.ndim)
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        return tuple(i for i in range(x.ndim) if i != axis), shape
+
+    def _batch_mode(self, octx):
+        return octx.is_train and not self.p.use_global_stats
+
+    def forward(self, octx, inputs, aux):
+        xp = octx.xp
+        x, gamma, beta = inputs
+        if self.p.fix_gamma:
+            gamma[...] = 1
+        axes, shape = self._views(x)
+        ctype = gamma.dtype
+        xc = x.astype(ctype, copy=False)
+        eps = ctype.type(self.p.eps)
+        if self._batch_mode(octx):
+            mean = xc.mean(axis=axes)
+            var = xc.var(axis=axes)
+        else:
+            mean, var = aux[0], aux[1]
+        invstd = 1 / xp.sqrt(var + eps)
+        scale = (gamma * invstd).reshape(shape)
+        out = (xc - mean.reshape(shape)) * scale + beta.reshape(shape)
+        return [out.astype(x.dtype, copy=False), mean.astype(ctype, copy=True),
+                invstd.astype(ctype, copy=False)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        x, gamma, _ = inputs
+        axes, shape = self._views(x)
+        ctype = gamma.dtype
+        xc = x.astype(ctype, copy=False)
+        dy = out_grads[0].astype(ctype, copy=False)
+        mean, invstd = outputs[1], outputs[2]
+        xhat = (xc - mean.reshape(shape)) * invstd.reshape(shape)
+        dgamma = (dy * xhat).sum(axis=axes)
+        dbeta = dy.sum(axis=axes)
+        g = gamma.reshape(shape)
+        if self.p.use_global_stats:
+            dx = dy * g * invstd.reshape(shape)
+        else:
+            dx = _norm_backward(octx.xp, dy * g, xhat, invstd.reshape(shape), axes)
+            self._update_moving(octx, x, mean, invstd, aux)
+        if self.p.fix_gamma:
+            dgamma = octx.xp.zeros_like(dgamma)
+        return [dx.astype(x.dtype, copy=False), dgamma, dbeta]
+
+    def _update_moving(self, octx, x, mean, invstd, aux):
+        if not aux or aux[0] is None:
+            return
+        mom = self.p.momentum
+        var = 1 / (invstd * invstd) - invstd.dtype.type(self.p.eps)
+        aux[0][...] = aux[0] * mom + mean * (1 - mom)
+        aux[1][...] = aux[1] * mom + var * (1 - mom)
+
+
+# ---- InstanceNorm / LayerNorm -----------------------------------------------------------------
+@register
+class InstanceNorm(Operator):
+    """Normalise each (instance, channel) over its spatial axes; per-channel ``gamma``/``beta``."""
+    op_name = 'InstanceNorm'
+    params = {'eps': Param('float', 1e-3)}
+    arguments = ('data', 'gamma', 'beta')
+    outputs = ('output', 'mean', 'var')
+    backward_uses = ('inputs', 'outputs')
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        if data is None:
+            return list(in_shapes), list(out_shapes)
+        chan = (data[1],)
+        stat = tuple(data[:2])
+        return ([data, merge_shape(self.op_name, 'gamma', in_shapes[1], chan),
+                 merge_shape(self.op_name, 'beta', in_shapes[2], chan)], [data, stat, stat])
+
+    def forward(self, octx, inputs, aux):
+        x, gamma, beta = inputs
+        axes = tuple(range(2, x.ndim))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        mean = x.mean(axis=axes, keepdims=True)
+        var = x.var(axis=axes, keepdims=True)
+        xhat = (x - mean) / octx.xp.sqrt(var + x.dtype.type(self.p.eps))
+        out = xhat * gamma.reshape(shape) + beta.reshape(shape)
+        return [out, mean.reshape(x.shape[:2]), var.reshape(x.shape[:2])]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        x, gamma, _ = inputs
+        axes = tuple(range(2, x.ndim))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        stat = x.shape[:2] + (1,) * (x.ndim - 2)
+        invstd = 1 / octx.xp.sqrt(outputs[2].reshape(stat) + x.dtype.type(self.p.eps))
+        xhat = (x - outputs[1].reshape(stat)) * invstd
+        dy = out_grads[0]
+        dx = _norm_backward(octx.xp, dy * gamma.reshape(shape), xhat, invstd, axes)
+        return [dx, (dy * xhat).sum(axis=(0,) + axes), dy.sum(axis=(0,) + axes)]
+
+
+@register
+class LayerNorm(Operator):
+    """Normalise over ``axis`` with ``gamma``/``beta`` of that axis' size. Outputs output, mean,
+    std (std = sqrt(var + eps)); mean/std visible with ``output_mean_var``."""
+    op_name = 'LayerNorm'
+    params = {'axis': Param('int', -1), 'eps': Param('float', 1e-5),
+              'output_mean_var': Param('bool', False)}
+    arguments = ('data', 'gamma', 'beta')
+    outputs = ('output', 'mean', 'std')
+    mirror_cheap = True
+    backward_uses = ('inputs', 'outputs')
+
+    def num_visible_outputs(self):
+        return 3 if self.p.output_mean_var else 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        if data is None:
+            return list(in_shapes), list(out_shapes)
+        axis = self.p.axis % len(data)
+        chan = (data[axis],)
+        stat = tuple(1 if i == axis else d for i, d in enumerate(data))
+        return ([data, merge_shape(self.op_name, 'gamma', in_shapes[1], chan),
+                 merge_shape(self.op_name, 'beta', in_shapes[2], chan)], [data, stat, stat])
+
+    def _shape(self, x):
+        axis = self.p.axis % x.ndim
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        return axis, shape
+
+    def forward(self, octx, inputs, aux):
+        x, gamma, beta = inputs
+        axis, shape = self._shape(x)
+        mean = x.mean(axis=axis, keepdims=True)
+        std = octx.xp.sqrt(x.var(axis=axis, keepdims=True) + x.dtype.type(self.p.eps))
+        out = (x - mean) / std * gamma.reshape(shape) + beta.reshape(shape)
+        return [out, mean, std]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        x, gamma, _ = inputs
+        axis, shape = self._shape(x)
+        invstd = 1 / outputs[2]
+        xhat = (x - outputs[1]) * invstd
+        dy = out_grads[0]
+        other = tuple(i for i in range(x.ndim) if i != axis)
+        dx = _norm_backward(octx.xp, dy * gamma.reshape(shape), xhat, invstd, (axis,))
+        return [dx, (dy * xhat).sum(axis=other), dy.sum(axis=other)]
+
+
+# ---- LRN / L2Normalization --------------------------------------------------------------------
+def _channel_window_sum(xp, a, nsize):
+    """Sum over a window of ``nsize`` channels centred on each channel (zero padded)."""
+    half = nsize // 2
+    padded = xp.pad(a, [(0, 0), (half, nsize - 1 - half)] + [(0, 0)] * (a.ndim - 2))
+    csum = xp.cumsum(padded, axis=1)
+    zero = xp.zeros_like(csum[:, :1])
+    csum = xp.concatenate([zero, csum], axis=1)
+    c = a.shape[1]
+    return csum[:, nsize:nsize + c] - csum[:, :c]
+
+
+@register
+class LRN(Operator):
+    """Local response normalisation across channels:
+    out = x * (knorm + alpha / nsize * sum_window(x^2)) ^ -beta."""
+    op_name = 'LRN'
+    params = {'alpha': Param('float', 1e-4), 'beta': Param('float', 0.75),
+              'knorm': Param('float', 2.0), 'nsize': Param('int')}
+    outputs = ('output', 'tmp_norm')
+    mirror_cheap = True
+    backward_uses = ('inputs', 'outputs')
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        return [data], [data, data]
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        t = x.dtype.type
+        norm = _channel_window_sum(octx.xp, x * x, self.p.nsize) * t(self.p.alpha / self.p.nsize) \
+            + t(self.p.knorm)
+        return [x * norm ** t(-self.p.beta), norm]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        x, norm, dy = inputs[0], outputs[1], out_grads[0]
+        t = x.dtype.type
+        inner = _channel_window_sum(octx.xp, dy * x * norm ** t(-self.p.beta - 1), self.p.nsize)
+        coef = t(2 * self.p.beta * self.p.alpha / self.p.nsize)
+        return [dy * norm ** t(-self.p.beta) - coef * x * inner]
+
+
+@register
+class L2Normalization(Operator):
+    """Divide by the L2 norm over all non-batch axes ('instance'), over axis 1 ('channel') or over
+    the spatial axes 2.. ('spatial'): out = x / sqrt(sum(x^2) + eps)."""
+    op_name = 'L2Normalization'
+    params = {'eps': Param('float', 1e-10),
+              'mode': Param('str', 'instance', choices=('instance', 'spatial', 'channel'))}
+    outputs = ('output', 'norm')
+    mirror_cheap = True
+    backward_uses = ('outputs',)
+
+    def num_visible_outputs(self):
+        return 1
+
+    def _axes(self, ndim):
+        if self.p.mode == 'instance':
+            return tuple(range(1, ndim))
+        if self.p.mode == 'channel':
+            return (1,)
+        return tuple(range(2, ndim))
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        if data is None:
+            return [None], list(out_shapes)
+        axes = self._axes(len(data))
+        norm = tuple(d for i, d in enumerate(data) if i not in axes)
+        return [data], [data, norm]
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        axes = self._axes(x.ndim)
+        norm = octx.xp.sqrt((x * x).sum(axis=axes, keepdims=True) + x.dtype.type(self.p.eps))
+        keep = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return [x / norm, norm.reshape(keep)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        y, dy = outputs[0], out_grads[0]
+        axes = self._axes(y.ndim)
+        shape = tuple(1 if i in axes else d for i, d in enumerate(y.shape))
+        norm = outputs[1].reshape(shape)
+        return [(dy - y * (dy * y).sum(axis=axes, keepdims=True)) / norm]

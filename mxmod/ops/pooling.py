@@ -1,0 +1,156 @@
+"""Pooling over 1, 2 or 3 spatial axes: max, avg, sum and lp, with MXNet's valid/full/same output
+conventions, count_include_pad, global pooling and channel-last layouts."""
+import math
+
+import numpy as np
+
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape
+from . import convutil as cu
+
+__all__ = ['Pooling']
+
+
+@register
+class Pooling(Operator):
+    """Pool windows of ``kernel`` moved by ``stride`` over zero-padded (``pad``) input.
+
+    ``pooling_convention`` 'valid' floors the output size, 'full' ceils it, 'same' (1-D) gives
+    ceil(width / stride). Average pooling divides by the window clipped to the padded input
+    (``count_include_pad`` True, the default) or to the real input. The max-pooling gradient goes
+    to the first maximal element of each window."""
+    op_name = 'Pooling'
+    params = {
+        'kernel': Param('shape', ()), 'pool_type': Param('str', 'max', choices=('max', 'avg', 'sum', 'lp')),
+        'global_pool': Param('bool', False), 'cudnn_off': Param('bool', False),
+        'pooling_convention': Param('str', 'valid', choices=('valid', 'full', 'same')),
+        'stride': Param('shape', ()), 'pad': Param('shape', ()), 'p_value': Param('int?', None),
+        'count_include_pad': Param('bool?', None),
+        'layout': Param('str?', None, choices=(None, 'NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC', 'NDHWC')),
+    }
+    mirror_cheap = True
+    backward_uses = ('inputs', 'outputs')
+
+    def setup(self):
+        p = self.p
+        if not p.global_pool and len(p.kernel or ()) not in (1, 2, 3):
+            raise MXNetError('Pooling: kernel must have 1, 2 or 3 entries (or global_pool=True), '
+                             'got %s' % (p.kernel,))
+        if p.pool_type == 'lp' and p.p_value is None:
+            raise MXNetError('Pooling: pool_type=lp needs p_value')
+        self.include_pad = True if p.count_include_pad is None else p.count_include_pad
+
+    def _layout(self, ndim):
+        if self.p.layout is not None:
+            if len(self.p.layout) != ndim:
+                raise MXNetError('Pooling: layout %s does not match %d-D data' % (self.p.layout, ndim))
+            return self.p.layout
+        return cu.DEFAULT_LAYOUT.get(ndim - 2, 'NCHW')
+
+    def _geometry(self, spatial):
+        """(kernel, stride, pad, out) per spatial axis for channel-first spatial sizes."""
+        nd = len(spatial)
+        if self.p.global_pool:
+            return tuple(spatial), (1,) * nd, (0,) * nd, (1,) * nd
+        kernel = tuple(self.p.kernel)
+        if len(kernel) != nd:
+            raise MXNetError('Pooling: %d-D kernel %s for data with %d spatial axes'
+                             % (len(kernel), kernel, nd))
+        stride = cu.expand('Pooling', 'stride', self.p.stride, nd, 1)
+        pad = cu.expand('Pooling', 'pad', self.p.pad, nd, 0)
+        conv = self.p.pooling_convention
+        if conv == 'same' and (nd != 1 or any(pad)):
+            raise MXNetError("Pooling: pooling_convention='same' supports 1-D data without pad only")
+        out = []
+        for x, k, s, p in zip(spatial, kernel, stride, pad):
+            if not x:
+                out.append(0)
+                continue
+            if k > x + 2 * p:
+                raise MXNetError('Pooling: kernel size (%d) exceeds input (%d padded to %d)'
+                                 % (k, x, x + 2 * p))
+            if conv == 'valid':
+                out.append(1 + (x + 2 * p - k) // s)
+            elif conv == 'full':
+                out.append(1 + int(math.ceil(float(x + 2 * p - k) / s)))
+            else:
+                out.append(int(math.ceil(float(x + 2 * p) / s)))
+        return kernel, stride, pad, tuple(out)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        if data is None:
+            return list(in_shapes), list(out_shapes)
+        if not 3 <= len(data) <= 5:
+            raise MXNetError('Pooling: data must be 3-D, 4-D or 5-D (N, C, spatial...), got %s'
+                             % (tuple(data),))
+        layout = self._layout(len(data))
+        d = cu.shape_to_cf(tuple(data), layout)
+        out = cu.shape_from_cf(d[:2] + self._geometry(d[2:])[3], layout)
+        return [data], [merge_shape(self.op_name, 'output', out_shapes[0], out)]
+
+    def _windows(self, xp, x, fill):
+        kernel, stride, pad, out = self._geometry(x.shape[2:])
+        extra = tuple(max(0, (o - 1) * s + k - (n + 2 * p))
+                      for o, s, k, n, p in zip(out, stride, kernel, x.shape[2:], pad))
+        xpad = cu.pad_spatial(xp, x, pad, fill, extra)
+        return cu.windows(xp, xpad, kernel, stride, out), xpad.shape, (kernel, stride, pad, out)
+
+    def _divisor(self, xp, spatial, geom, dtype):
+        """Per-output-position window sizes for average pooling, shape (*out)."""
+        kernel, stride, pad, out = geom
+        div = None
+        for ax, (n, k, s, p, o) in enumerate(zip(spatial, kernel, stride, pad, out)):
+            start = np.arange(o) * s - p
+            end = np.minimum(start + k, n + p)
+            if self.include_pad:
+                size = end - start
+            else:
+                size = np.minimum(end, n) - np.maximum(start, 0)
+            size = size.reshape([-1 if i == ax else 1 for i in range(len(out))])
+            div = size if div is None else div * size
+        return xp.asarray(np.maximum(div, 1), dtype=dtype)
+
+    def forward(self, octx, inputs, aux):
+        xp = octx.xp
+        layout = self._layout(inputs[0].ndim)
+        x = cu.to_channel_first(inputs[0], layout)
+        kind = self.p.pool_type
+        fill = np.finfo(x.dtype).min if kind == 'max' and x.dtype.kind == 'f' else 0
+        wins, _, geom = self._windows(xp, x, fill)
+        if kind == 'max':
+            y = wins.max(axis=2)
+        elif kind == 'lp':
+            pv = self.p.p_value
+            y = (wins ** pv).sum(axis=2) ** x.dtype.type(1.0 / pv) if pv != 1 else wins.sum(axis=2)
+        else:
+            y = wins.sum(axis=2)
+            if kind == 'avg':
+                y = y / self._divisor(xp, x.shape[2:], geom, x.dtype)
+        return [xp.ascontiguousarray(cu.from_channel_first(y.astype(x.dtype, copy=False), layout))]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        layout = self._layout(inputs[0].ndim)
+        x = cu.to_channel_first(inputs[0], layout)
+        dy = cu.to_channel_first(out_grads[0], layout)
+        kind = self.p.pool_type
+        fill = np.finfo(x.dtype).min if kind == 'max' and x.dtype.kind == 'f' else 0
+        wins, padded, geom = self._windows(xp, x, fill)
+        kernel, stride, pad, _ = geom
+        dyk = xp.expand_dims(dy, 2)
+        if kind == 'max':
+            first = xp.expand_dims(wins.argmax(axis=2), 2)
+            ks = xp.arange(wins.shape[2]).reshape((1, 1, -1) + (1,) * (x.ndim - 2))
+            dcols = (ks == first) * dyk
+        elif kind == 'lp' and self.p.p_value != 1:
+            y = xp.expand_dims(cu.to_channel_first(outputs[0], layout), 2)
+            dcols = dyk * (wins / y) ** (self.p.p_value - 1)
+        elif kind == 'avg':
+            dcols = xp.broadcast_to(dyk / self._divisor(xp, x.shape[2:], geom, x.dtype), wins.shape)
+        else:
+            dcols = xp.broadcast_to(dyk, wins.shape)
+        dxp = cu.col2im(xp, dcols.astype(x.dtype, copy=False), padded, kernel, stride,
+                        (1,) * len(kernel), channels_first=False)
+        dx = cu.crop_spatial(dxp, pad, x.shape[2:])
+        return [xp.ascontiguousarray(cu.from_channel_first(dx, layout))]

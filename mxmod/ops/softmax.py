@@ -1,0 +1,137 @@
+"""Softmax family: softmax, log_softmax, softmin (with temperature, dtype and length masking) and
+the deprecated SoftmaxActivation (instance or channel mode)."""
+import numpy as np
+
+from .base import Operator, Param, register, merge_shape, same_shape_infer
+
+__all__ = ['Softmax', 'LogSoftmax', 'Softmin', 'SoftmaxActivation']
+
+
+def _length_mask(xp, length, shape, axis):
+    """Boolean array (broadcastable to ``shape``): True where the position along ``axis`` is
+    below the row's length."""
+    pos_shape = [1] * len(shape)
+    pos_shape[axis] = shape[axis]
+    pos = xp.arange(shape[axis]).reshape(pos_shape)
+    return pos < xp.expand_dims(length.astype(np.int64), axis)
+
+
+class _SoftmaxBase(Operator):
+    """Shared parameters and maths; subclasses choose log output and negation."""
+    params = {'axis': Param('int', -1), 'temperature': Param('float?', None),
+              'dtype': Param('dtype?', None), 'use_length': Param('bool?', False)}
+    log = False
+    negate = False
+    mirror_cheap = True
+    backward_uses = ('outputs',)
+
+    def list_arguments(self):
+        return ['data', 'length'] if self.p.use_length else ['data']
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        if not self.p.use_length:
+            return [data], [data]
+        length = in_shapes[1]
+        if data is not None:
+            axis = self.p.axis % len(data)
+            rest = tuple(d for i, d in enumerate(data) if i != axis) or (1,)
+            length = merge_shape(self.op_name, 'length', length, rest)
+        return [data, length], [data]
+
+    def infer_type(self, in_types, out_types):
+        out = self.p.dtype or out_types[0] or in_types[0]
+        ins = list(in_types)
+        ins[0] = ins[0] or out
+        return ins, [out]
+
+    def _temp(self):
+        return 1.0 if self.p.temperature is None else self.p.temperature
+
+    def forward(self, octx, inputs, aux):
+        xp, x = octx.xp, inputs[0]
+        axis = self.p.axis % x.ndim
+        z = -x if self.negate else x
+        if self._temp() != 1.0:
+            z = z / x.dtype.type(self._temp())
+        mask = _length_mask(xp, inputs[1], x.shape, axis) if self.p.use_length else None
+        if mask is not None:
+            z = xp.where(mask, z, -xp.inf)
+        z = z - z.max(axis=axis, keepdims=True)
+        if self.log:
+            out = z - xp.log(xp.exp(z).sum(axis=axis, keepdims=True))
+        else:
+            e = xp.exp(z)
+            out = e / e.sum(axis=axis, keepdims=True)
+        if mask is not None:
+            out = xp.where(mask, out, 0)
+        return [out.astype(self.p.dtype or x.dtype, copy=False)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp, x = octx.xp, inputs[0]
+        axis = self.p.axis % x.ndim
+        y, dy = outputs[0].astype(x.dtype, copy=False), out_grads[0].astype(x.dtype, copy=False)
+        if self.p.use_length:
+            dy = xp.where(_length_mask(xp, inputs[1], x.shape, axis), dy, 0)
+        if self.log:
+            dx = dy - xp.exp(y) * dy.sum(axis=axis, keepdims=True)
+        else:
+            dx = y * (dy - (dy * y).sum(axis=axis, keepdims=True))
+        if self.negate:
+            dx = -dx
+        if self._temp() != 1.0:
+            dx = dx / x.dtype.type(self._temp())
+        grads = [dx]
+        if self.p.use_length:
+            grads.append(xp.zeros_like(inputs[1]))
+        return grads
+
+
+@register
+class Softmax(_SoftmaxBase):
+    """exp(x / T) normalised along ``axis``."""
+    op_name = 'softmax'
+
+
+@register
+class LogSoftmax(_SoftmaxBase):
+    """log(softmax(x / T)) along ``axis``."""
+    op_name = 'log_softmax'
+    log = True
+
+
+@register
+class Softmin(_SoftmaxBase):
+    """softmax(-x / T) along ``axis``."""
+    op_name = 'softmin'
+    negate = True
+
+
+@register
+class SoftmaxActivation(Operator):
+    """Softmax over all but the batch axis (``mode='instance'``) or over axis 1 at every
+    position (``mode='channel'``)."""
+    op_name = 'SoftmaxActivation'
+    params = {'mode': Param('str', 'instance', choices=('instance', 'channel'))}
+    mirror_cheap = True
+    backward_uses = ('outputs',)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return same_shape_infer(self, in_shapes, out_shapes)
+
+    def _view(self, x):
+        if self.p.mode == 'instance':
+            return x.reshape(x.shape[0], -1)
+        return x.reshape(x.shape[0], x.shape[1], -1)
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        z = self._view(x)
+        z = z - z.max(axis=1, keepdims=True)
+        e = octx.xp.exp(z)
+        return [(e / e.sum(axis=1, keepdims=True)).reshape(x.shape)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        y = self._view(outputs[0])
+        dy = self._view(out_grads[0])
+        return [(y * (dy - (dy * y).sum(axis=1, keepdims=True))).reshape(outputs[0].shape)]
