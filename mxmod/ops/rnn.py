@@ -1,0 +1,395 @@
+"""The fused recurrent operator ``RNN`` (modes rnn_relu, rnn_tanh, lstm, gru), forward and backward
+through time, vectorised over the batch.
+
+Data is ``(T, N, I)``. ``parameters`` is one flat vector packed as MXNet packs it (cuDNN-compatible):
+for every layer, for every direction, the input weights ``(G*H, I_layer)``, the recurrent weights
+``(G*H, P or H)`` and, with a projection, the projection ``(P, H)``; then for every layer and
+direction the input bias ``(G*H,)`` and the recurrent bias ``(G*H,)``. Gates are stacked in the
+order LSTM i, f, g, o and GRU r, z, n, with MXNet's GRU candidate ``tanh(Wx x + bx + r*(Wh h + bh))``.
+"""
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape
+
+_NUM_GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
+
+
+def rnn_param_size(mode, num_layers, directions, state_size, input_size, projection_size=None):
+    """Length of the flat ``parameters`` vector of a fused RNN."""
+    gates = _NUM_GATES[mode] * state_size
+    out = projection_size or state_size
+    size = 0
+    for layer in range(num_layers):
+        width = input_size if layer == 0 else out * directions
+        size += directions * ((width + out + 2) * gates + (projection_size or 0) * state_size)
+    return size
+
+
+class _Weights(object):
+    """Views into the flat parameter (or gradient) vector for one layer and direction."""
+    __slots__ = ('wx', 'wh', 'whr', 'bx', 'bh')
+
+
+def _unpack(flat, p, directions, input_size):
+    """Split ``flat`` into a list of _Weights (index ``layer * directions + direction``); views."""
+    gates = _NUM_GATES[p.mode] * p.state_size
+    out = p.projection_size or p.state_size
+    units, pos = [], 0
+    for layer in range(p.num_layers):
+        width = input_size if layer == 0 else out * directions
+        for _ in range(directions):
+            w = _Weights()
+            w.wx = flat[pos:pos + gates * width].reshape(gates, width)
+            pos += gates * width
+            w.wh = flat[pos:pos + gates * out].reshape(gates, out)
+            pos += gates * out
+            w.whr = None
+            if p.projection_size:
+                w.whr = flat[pos:pos + out * p.state_size].reshape(out, p.state_size)
+                pos += out * p.state_size
+            units.append(w)
+    for w in units:
+        w.bx = flat[pos:pos + gates]
+        w.bh = flat[pos + gates:pos + 2 * gates]
+        pos += 2 * gates
+    return units
+
+
+def _sigmoid(xp, x):
+    return 1 / (1 + xp.exp(-x))
+
+
+# ---- one time step of each cell type: forward (state -> state, cache) and backward ---------------
+class _Vanilla(object):
+    """h = act(Wx x + bx + Wh h_prev + bh)."""
+
+    def __init__(self, relu):
+        self.relu = relu
+
+    def forward(self, xp, gx, h_prev, c_prev, w):
+        pre = gx + h_prev @ w.wh.T + w.bh
+        h = xp.maximum(pre, 0) if self.relu else xp.tanh(pre)
+        return h, None, h
+
+    def backward(self, xp, cache, w, dh, dc):
+        h = cache
+        dpre = dh * (h > 0) if self.relu else dh * (1 - h * h)
+        return dpre, dpre, dpre @ w.wh, None, None
+
+
+class _LSTM(object):
+    """c = f*c_prev + i*g, clipped to ``clip = (low, high, fix_nan)`` when given; h = o*tanh(c);
+    with a projection the state and output are r = Whr h."""
+
+    def __init__(self, clip=None):
+        self.clip = clip
+
+    def forward(self, xp, gx, h_prev, c_prev, w):
+        pre = gx + h_prev @ w.wh.T + w.bh
+        size = pre.shape[1] // 4
+        i = _sigmoid(xp, pre[:, :size])
+        f = _sigmoid(xp, pre[:, size:2 * size])
+        g = xp.tanh(pre[:, 2 * size:3 * size])
+        o = _sigmoid(xp, pre[:, 3 * size:])
+        c_raw = f * c_prev + i * g
+        c = c_raw
+        if self.clip is not None:
+            c = xp.clip(c_raw, self.clip[0], self.clip[1])
+            if self.clip[2]:
+                c = xp.where(xp.isnan(c), xp.asarray(self.clip[0], dtype=c.dtype), c)
+        tc = xp.tanh(c)
+        hc = o * tc
+        h = hc if w.whr is None else hc @ w.whr.T
+        return h, c, (c_prev, i, f, g, o, c_raw, tc, hc)
+
+    def backward(self, xp, cache, w, dh, dc):
+        c_prev, i, f, g, o, c_raw, tc, hc = cache
+        proj = None
+        if w.whr is not None:
+            proj = (dh, hc)
+            dh = dh @ w.whr
+        dcc = dc + dh * o * (1 - tc * tc)
+        if self.clip is not None:   # no gradient through clipped entries
+            dcc = dcc * ((c_raw >= self.clip[0]) & (c_raw <= self.clip[1]))
+        dpre = xp.concatenate([dcc * g * i * (1 - i), dcc * c_prev * f * (1 - f),
+                               dcc * i * (1 - g * g), dh * tc * o * (1 - o)], axis=1)
+        return dpre, dpre, dpre @ w.wh, dcc * f, proj
+
+
+class _GRU(object):
+    """MXNet's GRU: n = tanh(Wx_n x + bx_n + r*(Wh_n h + bh_n)), h = (1-z)*n + z*h_prev."""
+
+    def forward(self, xp, gx, h_prev, c_prev, w):
+        gh = h_prev @ w.wh.T + w.bh
+        size = gh.shape[1] // 3
+        r = _sigmoid(xp, gx[:, :size] + gh[:, :size])
+        z = _sigmoid(xp, gx[:, size:2 * size] + gh[:, size:2 * size])
+        hn = gh[:, 2 * size:]
+        n = xp.tanh(gx[:, 2 * size:] + r * hn)
+        h = (1 - z) * n + z * h_prev
+        return h, None, (h_prev, r, z, n, hn)
+
+    def backward(self, xp, cache, w, dh, dc):
+        h_prev, r, z, n, hn = cache
+        dn = dh * (1 - z) * (1 - n * n)
+        dz = dh * (h_prev - n) * z * (1 - z)
+        dr = dn * hn * r * (1 - r)
+        dgx = xp.concatenate([dr, dz, dn], axis=1)
+        dgh = xp.concatenate([dr, dz, dn * r], axis=1)
+        return dgx, dgh, dgh @ w.wh + dh * z, None, None
+
+
+# ---- one direction of one layer over the whole sequence -----------------------------------------
+def _run_direction(xp, cell, w, x, h0, c0, reverse, valid):
+    """Run ``cell`` over ``x`` (T, N, I); return outputs (T, N, P|H), final h, final c, step records.
+
+    ``valid`` (T, N, 1 bool or None) freezes the state and zeroes the output past each length."""
+    steps_t, batch = x.shape[0], x.shape[1]
+    gx_all = (x.reshape(steps_t * batch, -1) @ w.wx.T + w.bx).reshape(steps_t, batch, -1)
+    h, c = h0, c0
+    ys, records = [None] * steps_t, [None] * steps_t
+    for t in (range(steps_t - 1, -1, -1) if reverse else range(steps_t)):
+        h_new, c_new, cache = cell.forward(xp, gx_all[t], h, c, w)
+        records[t] = (h, cache)
+        if valid is None:
+            ys[t] = h_new
+        else:
+            ys[t] = xp.where(valid[t], h_new, xp.zeros_like(h_new))
+            h_new = xp.where(valid[t], h_new, h)
+            if c_new is not None:
+                c_new = xp.where(valid[t], c_new, c)
+        h, c = h_new, c_new
+    return xp.stack(ys), h, c, records
+
+
+def _back_direction(xp, cell, w, gw, x, dy, dh, dc, records, reverse, valid):
+    """Backward of _run_direction: fill the weight gradients ``gw``; return dx, dh0, dc0."""
+    steps_t, batch = x.shape[0], x.shape[1]
+    dgx_all, dgh_all, h_prev_all, proj_terms = [None] * steps_t, [None] * steps_t, [None] * steps_t, []
+    for t in (range(steps_t) if reverse else range(steps_t - 1, -1, -1)):
+        h_prev, cache = records[t]
+        if valid is None:
+            dh_new, dc_new = dh + dy[t], dc
+        else:
+            keep = 1 - valid[t]
+            dh_new, dh_keep = (dh + dy[t]) * valid[t], dh * keep
+            dc_new = None if dc is None else dc * valid[t]
+        dgx, dgh, dh, dc_prev, proj = cell.backward(xp, cache, w, dh_new, dc_new)
+        if valid is not None:
+            dh = dh + dh_keep
+            dc_prev = None if dc is None else dc_prev + dc * keep
+        dc = dc_prev
+        dgx_all[t], dgh_all[t], h_prev_all[t] = dgx, dgh, h_prev
+        if proj is not None:
+            proj_terms.append(proj)
+    dgx, dgh = xp.stack(dgx_all), xp.stack(dgh_all)
+    gates = dgx.shape[2]
+    flat_dgx = dgx.reshape(steps_t * batch, gates)
+    gw.wx[...] = flat_dgx.T @ x.reshape(steps_t * batch, -1)
+    gw.bx[...] = flat_dgx.sum(axis=0)
+    gw.wh[...] = dgh.reshape(-1, gates).T @ xp.stack(h_prev_all).reshape(steps_t * batch, -1)
+    gw.bh[...] = dgh.reshape(-1, gates).sum(axis=0)
+    if proj_terms:
+        gw.whr[...] = sum(dr.T @ hc for dr, hc in proj_terms)
+    dx = (flat_dgx @ w.wx).reshape(steps_t, batch, -1)
+    return dx, dh, dc
+
+
+@register
+class RNN(Operator):
+    """Fused multi-layer (bi)directional RNN / LSTM / GRU over TNC data (MXNet's ``RNN``)."""
+    op_name = 'RNN'
+    params = {
+        'state_size': Param('int'), 'num_layers': Param('int'),
+        'bidirectional': Param('bool', False),
+        'mode': Param('str', choices=('rnn_relu', 'rnn_tanh', 'lstm', 'gru')),
+        'p': Param('float', 0.0), 'state_outputs': Param('bool', False),
+        'projection_size': Param('int?', None),
+        'lstm_state_clip_min': Param('float?', None), 'lstm_state_clip_max': Param('float?', None),
+        'lstm_state_clip_nan': Param('bool', False),
+        'use_sequence_length': Param('bool', False),
+    }
+
+    def setup(self):
+        p = self.p
+        if p.state_size <= 0 or p.num_layers <= 0:
+            raise MXNetError('RNN: state_size and num_layers must be positive, got %d and %d'
+                             % (p.state_size, p.num_layers))
+        if not 0 <= p.p < 1:
+            raise MXNetError('RNN: dropout p must be in [0, 1), got %s' % p.p)
+        clip = (p.lstm_state_clip_min, p.lstm_state_clip_max)
+        if p.mode != 'lstm' and (p.projection_size or clip != (None, None)):
+            raise MXNetError('RNN: projection_size and lstm_state_clip_* need mode="lstm", got %r'
+                             % p.mode)
+        if (clip[0] is None) != (clip[1] is None) or (clip[0] is not None and clip[1] < clip[0]):
+            raise MXNetError('RNN: lstm_state_clip_min and lstm_state_clip_max must be given '
+                             'together with min <= max, got %s and %s' % clip)
+        if p.projection_size is not None and not 0 < p.projection_size <= p.state_size:
+            raise MXNetError('RNN: projection_size must be in [1, state_size=%d], got %d'
+                             % (p.state_size, p.projection_size))
+        self.directions = 2 if p.bidirectional else 1
+        self.hidden_out = p.projection_size or p.state_size
+        if p.mode == 'lstm':
+            self.cell = _LSTM(None if clip[0] is None else clip + (p.lstm_state_clip_nan,))
+        elif p.mode == 'gru':
+            self.cell = _GRU()
+        else:
+            self.cell = _Vanilla(relu=p.mode == 'rnn_relu')
+
+    def list_arguments(self):
+        names = ['data', 'parameters', 'state']
+        if self.p.mode == 'lstm':
+            names.append('state_cell')
+        if self.p.use_sequence_length:
+            names.append('sequence_length')
+        return names
+
+    def list_outputs(self):
+        if not self.p.state_outputs:
+            return ['output']
+        return ['output', 'state_output'] + (['statecell_output'] if self.p.mode == 'lstm' else [])
+
+    # ---- inference ------------------------------------------------------------------------------
+    def _input_size_from_params(self, size):
+        """Solve the parameter-vector length for the input size (0 when it does not fit)."""
+        p = self.p
+        base = rnn_param_size(p.mode, p.num_layers, self.directions, p.state_size, 0,
+                              p.projection_size)
+        per_input = self.directions * _NUM_GATES[p.mode] * p.state_size
+        rest = size - base
+        return rest // per_input if rest > 0 and rest % per_input == 0 else 0
+
+    def _data_shape(self, in_shapes, out_shapes):
+        name = self.op_name
+        data = in_shapes[0]
+        if data is not None and len(data) != 3:
+            raise MXNetError('RNN: data must be 3-D (sequence length, batch, input size), got %s'
+                             % (data,))
+        if out_shapes and out_shapes[0] is not None:
+            data = merge_shape(name, 'data', data, (out_shapes[0][0], out_shapes[0][1], 0))
+        for shape in in_shapes[2:4] + list(out_shapes[1:]):
+            if shape is not None and len(shape) == 3:
+                data = merge_shape(name, 'data', data, (0, shape[1], 0))
+        if in_shapes[1] is not None and len(in_shapes[1]) == 1 and in_shapes[1][0]:
+            data = merge_shape(name, 'data', data, (0, 0, self._input_size_from_params(
+                in_shapes[1][0])))
+        return data
+
+    def infer_shape(self, in_shapes, out_shapes):
+        p, name = self.p, self.op_name
+        data = self._data_shape(list(in_shapes), list(out_shapes))
+        if data is None:
+            return list(in_shapes), list(out_shapes)
+        steps, batch, width = data
+        layers = p.num_layers * self.directions
+        size = rnn_param_size(p.mode, p.num_layers, self.directions, p.state_size, width,
+                              p.projection_size) if width else 0
+        want = [data, (size,), (layers, batch, self.hidden_out)]
+        outs = [(steps, batch, self.directions * self.hidden_out)]
+        if p.mode == 'lstm':
+            want.append((layers, batch, p.state_size))
+        if p.use_sequence_length:
+            want.append((batch,))
+        if p.state_outputs:
+            outs += want[2:4] if p.mode == 'lstm' else want[2:3]
+        names = self.list_arguments() + self.list_outputs()
+        ins = [merge_shape(name, n, s, w) for n, s, w in zip(names, in_shapes, want)]
+        outs = [merge_shape(name, n, s, w)
+                for n, s, w in zip(names[len(ins):], out_shapes, outs)]
+        return ins, outs
+
+    def infer_type(self, in_types, out_types):
+        seq = len(in_types) - 1 if self.p.use_sequence_length else None
+        known = [t for i, t in enumerate(in_types) if t is not None and i != seq]
+        known += [t for t in out_types if t is not None]
+        if not known:
+            return list(in_types), list(out_types)
+        dtype = known[0]
+        types = [dtype if i != seq else (t or dtype) for i, t in enumerate(in_types)]
+        return types, [dtype] * len(out_types)
+
+    # ---- computation ----------------------------------------------------------------------------
+    def _valid(self, xp, inputs):
+        if not self.p.use_sequence_length:
+            return None
+        data, lengths = inputs[0], inputs[-1].astype('int64')
+        return (xp.arange(data.shape[0])[:, None] < lengths[None, :])[:, :, None]
+
+    def forward(self, octx, inputs, aux):
+        xp, p = octx.xp, self.p
+        data, flat, h0 = inputs[0], inputs[1], inputs[2]
+        c0 = inputs[3] if p.mode == 'lstm' else None
+        units = _unpack(flat, p, self.directions, data.shape[2])
+        valid = self._valid(xp, inputs)
+        layer_in, per_layer, h_last, c_last = data, [], [], []
+        for layer in range(p.num_layers):
+            outs, records = [], []
+            for d in range(self.directions):
+                k = layer * self.directions + d
+                y, h, c, rec = _run_direction(xp, self.cell, units[k], layer_in, h0[k],
+                                              None if c0 is None else c0[k], d == 1, valid)
+                outs.append(y)
+                records.append(rec)
+                h_last.append(h)
+                c_last.append(c)
+            layer_out = outs[0] if len(outs) == 1 else xp.concatenate(outs, axis=2)
+            mask = None
+            if octx.is_train and p.p > 0 and layer < p.num_layers - 1:
+                keep = octx.rng.uniform(0, 1, layer_out.shape) >= p.p
+                mask = keep.astype(layer_out.dtype) / layer_out.dtype.type(1 - p.p)
+                layer_out = layer_out * mask
+            per_layer.append((layer_in, records, mask))
+            layer_in = layer_out
+        octx.saved['rnn'] = (per_layer, valid)
+        results = [layer_in]
+        if p.state_outputs:
+            results.append(xp.stack(h_last))
+            if c0 is not None:
+                results.append(xp.stack(c_last))
+        return results
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp, p = octx.xp, self.p
+        if 'rnn' not in octx.saved:
+            self.forward(octx, inputs, aux)
+        per_layer, valid = octx.saved['rnn']
+        valid = None if valid is None else valid.astype(inputs[0].dtype)
+        lstm = p.mode == 'lstm'
+        h0 = inputs[2]
+        dhy = _grad_or_zeros(xp, out_grads, 1, h0) if p.state_outputs else xp.zeros_like(h0)
+        dcy = None
+        if lstm:
+            dcy = (_grad_or_zeros(xp, out_grads, 2, inputs[3]) if p.state_outputs
+                   else xp.zeros_like(inputs[3]))
+        d_flat = xp.zeros_like(inputs[1])
+        units = _unpack(inputs[1], p, self.directions, inputs[0].shape[2])
+        gunits = _unpack(d_flat, p, self.directions, inputs[0].shape[2])
+        dh0, dc0 = xp.zeros_like(h0), None if not lstm else xp.zeros_like(inputs[3])
+        d_out = _grad_or_zeros(xp, out_grads, 0, outputs[0])
+        width = self.hidden_out
+        for layer in range(p.num_layers - 1, -1, -1):
+            layer_in, records, mask = per_layer[layer]
+            if mask is not None:
+                d_out = d_out * mask
+            d_in = None
+            for d in range(self.directions):
+                k = layer * self.directions + d
+                dx, dh, dc = _back_direction(
+                    xp, self.cell, units[k], gunits[k], layer_in,
+                    d_out[:, :, d * width:(d + 1) * width], dhy[k],
+                    None if dcy is None else dcy[k], records[d], d == 1, valid)
+                d_in = dx if d_in is None else d_in + dx
+                dh0[k] = dh
+                if lstm:
+                    dc0[k] = dc
+            d_out = d_in
+        grads = [d_out, d_flat, dh0] + ([dc0] if lstm else [])
+        if p.use_sequence_length:
+            grads.append(xp.zeros_like(inputs[-1]))
+        return grads
+
+
+def _grad_or_zeros(xp, grads, index, like):
+    """Head gradient ``index`` or zeros shaped like ``like`` when absent."""
+    if index < len(grads) and grads[index] is not None:
+        return grads[index]
+    return xp.zeros_like(like)
