@@ -1,0 +1,132 @@
+"""The Updater: applies an optimizer to (index, grad, weight) triples and owns the states.
+
+This is what KVStore and Module call for each update; it creates states lazily, groups updates by
+dtype in chunks of ``optimizer.aggregate_num`` (MXNet's aggregated SGD), and saves/loads its
+states in MXNet's pickle format (see :mod:`.pickling`)."""
+from ..ndarray.ndarray import NDArray
+from .pickling import dumps, loads
+
+__all__ = ['Updater', 'get_updater']
+
+
+class Updater(object):
+    """Apply ``optimizer`` to weights, keeping one state per index.
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+        The optimizer to apply.
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    def __call__(self, index, grad, weight):
+        """Update ``weight`` in place from ``grad``.
+
+        Parameters
+        ----------
+        index : int, str or list
+            Key(s) of the weight(s); bytes keys are decoded.
+        grad : NDArray or list of NDArray
+        weight : NDArray or list of NDArray
+        """
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if len(indices) != len(grads) or len(indices) != len(weights):
+            raise ValueError('Updater: %d indices, %d gradients and %d weights; expected as many '
+                             'of each' % (len(indices), len(grads), len(weights)))
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)  # pylint: disable=protected-access
+        for i, idx in enumerate(indices):
+            if isinstance(idx, bytes):
+                idx = indices[i] = idx.decode('utf-8')
+            self._ensure_state(idx, weights[i])
+        if self.aggregate_updates:
+            self._aggregated(indices, weights, grads)
+        else:
+            for idx, w, g in zip(indices, weights, grads):
+                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+
+    def _ensure_state(self, idx, weight):
+        if idx not in self.states:
+            self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
+            self.states_synced[idx] = True
+        elif not self.states_synced[idx]:
+            self.states[idx] = self.sync_state_context(self.states[idx], weight.context)
+            self.states_synced[idx] = True
+
+    def _aggregated(self, indices, weights, grads):
+        by_dtype = {}
+        for entry in zip(indices, weights, grads):
+            by_dtype.setdefault(entry[1].dtype, []).append(entry)
+        size = self.optimizer.aggregate_num
+        for entries in by_dtype.values():
+            for start in range(0, len(entries), size):
+                chunk = entries[start:start + size]
+                idx, ws, gs = zip(*chunk)
+                self.optimizer.update_multi_precision(list(idx), list(ws), list(gs),
+                                                      [self.states[i] for i in idx])
+
+    def sync_state_context(self, state, context):
+        """Return ``state`` with every NDArray in it moved to ``context``.
+
+        Parameters
+        ----------
+        state : NDArray, tuple, list or None
+        context : Context
+        """
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            synced = [self.sync_state_context(s, context) for s in state]
+            return tuple(synced) if isinstance(state, tuple) else synced
+        return state
+
+    def set_states(self, states):
+        """Load states pickled by :meth:`get_states` (by mxmod or MXNet).
+
+        Parameters
+        ----------
+        states : bytes
+            A pickled states dict, or a pickled ``(states, optimizer)`` pair.
+        """
+        states = loads(states)
+        if isinstance(states, tuple) and len(states) == 2:
+            self.states, self.optimizer = states
+        else:
+            self.states = states
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def get_states(self, dump_optimizer=False):
+        """Pickle the states (and the optimizer when ``dump_optimizer``) in MXNet's format.
+
+        Parameters
+        ----------
+        dump_optimizer : bool, optional
+            Also save the optimizer (learning rate, schedule, update counts...).
+
+        Returns
+        -------
+        bytes
+        """
+        return dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer):
+    """Return an :class:`Updater` for ``optimizer`` (what a KVStore calls to update).
+
+    Parameters
+    ----------
+    optimizer : Optimizer
+
+    Returns
+    -------
+    Updater
+    """
+    return Updater(optimizer)
