@@ -1,0 +1,440 @@
+"""Reductions (sum, mean, max, min, prod, nansum, nanprod, norm), index searches (argmax, argmin,
+argmax_channel) and ordering (topk, sort, argsort), with MXNet's shapes and gradients.
+
+Shapes follow MXNet's legacy rules: reducing every axis without ``keepdims`` gives shape (1,);
+``exclude=True`` reduces the axes *not* listed. max/min send the gradient to every element equal
+to the result (ties all receive it); prod divides the output by each input (0/0 gives nan, as in
+MXNet); argmax/argmin return indices in the input's dtype."""
+import numpy as np
+
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape
+
+_INDEX_DTYPES = ('uint8', 'int32', 'int64', 'float16', 'float32', 'float64')
+
+
+def _norm_axis(op, axis, ndim):
+    if not -ndim <= axis < max(ndim, 1):
+        raise MXNetError('%s: axis %d is out of range for an input with %d dimensions'
+                         % (op, axis, ndim))
+    return axis + ndim if axis < 0 else axis
+
+
+def reduced_axes(op, axis, exclude, ndim):
+    """Sorted tuple of the axes reduced by ``axis``/``exclude`` (None or () = all axes)."""
+    if not axis:
+        return tuple(range(ndim))
+    axes = sorted(_norm_axis(op, a, ndim) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise MXNetError('%s: reduction axes have duplicates: %s' % (op, tuple(axis)))
+    if exclude:
+        return tuple(i for i in range(ndim) if i not in axes)
+    return tuple(axes)
+
+
+def reduced_shape(op, shape, axis, keepdims, exclude):
+    """Output shape of a reduction of ``shape`` (MXNet's ReduceAxesShapeImpl)."""
+    shape = tuple(shape)
+    if not axis:
+        return (1,) * len(shape) if keepdims else (1,)
+    axes = reduced_axes(op, axis, exclude, len(shape))
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return kept or (1,)
+
+
+def _save_shape(octx, x):
+    octx.saved['in_shape'] = tuple(x.shape)
+
+
+def _keep_shape(shape, axes):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+class _Reduce(Operator):
+    """Reduction over ``axis`` (int, tuple or None) with ``keepdims`` and ``exclude``."""
+    params = {'axis': Param('shape?', None), 'keepdims': Param('bool', False),
+              'exclude': Param('bool', False)}
+    backward_uses = ('inputs', 'outputs')
+    nonempty = False
+
+    def _axis_params(self):
+        return self.p.axis, self.p.keepdims, self.p.exclude
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        if data is None:
+            return in_shapes, out_shapes
+        if self.nonempty and all(d > 0 for d in data) and not int(np.prod(data)):
+            raise MXNetError('%s: reduction input must not be empty, got %s' % (self.op_name, data))
+        axis, keepdims, exclude = self._axis_params()
+        out = reduced_shape(self.op_name, data, axis, keepdims, exclude)
+        return [data], [merge_shape(self.op_name, 'output', out_shapes[0], out)]
+
+    def _axes(self, ndim):
+        axis, _, exclude = self._axis_params()
+        return reduced_axes(self.op_name, axis, exclude, ndim)
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        _save_shape(octx, x)
+        axes = self._axes(x.ndim)
+        out = self.reduce(octx.xp, x, axes)
+        axis, keepdims, exclude = self._axis_params()
+        return [out.reshape(reduced_shape(self.op_name, x.shape, axis, keepdims, exclude))]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        shape = octx.saved.get('in_shape') or tuple(inputs[0].shape)
+        axes = self._axes(len(shape))
+        small = _keep_shape(shape, axes)
+        dy = out_grads[0].reshape(small)
+        y = outputs[0].reshape(small) if 'outputs' in self.backward_uses else None
+        x = inputs[0] if 'inputs' in self.backward_uses else None
+        grad = self.grad(octx.xp, x, y, dy, shape, axes)
+        return [octx.xp.broadcast_to(grad, shape).astype(dy.dtype)]
+
+    def reduce(self, xp, x, axes):
+        raise NotImplementedError
+
+    def grad(self, xp, x, y, dy, shape, axes):
+        raise NotImplementedError
+
+
+def _accumulate(x):
+    return np.float32 if x.dtype == np.float16 else x.dtype
+
+
+def _count(shape, axes):
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _reduce_class(name, aliases, reduce, grad, uses, nonempty=False, doc=''):
+    return register(type(name.title() + 'Reduce', (_Reduce,), {
+        'op_name': name, 'aliases': tuple(aliases), 'reduce': staticmethod(reduce),
+        'grad': staticmethod(grad), 'backward_uses': uses, 'nonempty': nonempty, '__doc__': doc}))
+
+
+def _sum(xp, x, axes):
+    return x.sum(axis=axes, dtype=_accumulate(x), keepdims=True).astype(x.dtype, copy=False)
+
+
+def _mean(xp, x, axes):
+    total = x.sum(axis=axes, dtype=_accumulate(x) if x.dtype.kind == 'f' else np.float64,
+                  keepdims=True)
+    mean = total / max(_count(x.shape, axes), 1)
+    return (mean if x.dtype.kind == 'f' else xp.trunc(mean)).astype(x.dtype)
+
+
+def _nanprod(xp, x, axes):
+    return xp.where(xp.isnan(x), 1, x).prod(axis=axes, keepdims=True).astype(x.dtype, copy=False)
+
+
+def _nansum(xp, x, axes):
+    return _sum(xp, xp.where(xp.isnan(x), 0, x).astype(x.dtype, copy=False), axes)
+
+
+_reduce_class('sum', ('sum_axis',), _sum, lambda xp, x, y, dy, shape, axes: dy, (),
+              doc='Sum over the given axes.')
+_reduce_class('mean', (), _mean,
+              lambda xp, x, y, dy, shape, axes: dy / dy.dtype.type(max(_count(shape, axes), 1)),
+              (), doc='Mean over the given axes (integer means truncate, as in MXNet).')
+_reduce_class('max', ('max_axis',), lambda xp, x, axes: x.max(axis=axes, keepdims=True),
+              lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'), True,
+              doc='Maximum over the given axes; the gradient goes to every maximal element.')
+_reduce_class('min', ('min_axis',), lambda xp, x, axes: x.min(axis=axes, keepdims=True),
+              lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'), True,
+              doc='Minimum over the given axes; the gradient goes to every minimal element.')
+_reduce_class('prod', (), lambda xp, x, axes: x.prod(axis=axes, keepdims=True),
+              lambda xp, x, y, dy, shape, axes: dy * (y / x), ('inputs', 'outputs'),
+              doc='Product over the given axes; gradient ``dy * out / x``.')
+_reduce_class('nansum', (), _nansum,
+              lambda xp, x, y, dy, shape, axes: dy * ~xp.isnan(x), ('inputs',),
+              doc='Sum treating NaN as zero; NaN entries get a zero gradient.')
+_reduce_class('nanprod', (), _nanprod,
+              lambda xp, x, y, dy, shape, axes: xp.where(xp.isnan(x), 0, dy * (y / x)),
+              ('inputs', 'outputs'), doc='Product treating NaN as one; NaN entries get zero gradient.')
+
+
+@register
+class Norm(_Reduce):
+    """L1 (``ord=1``) or L2 (``ord=2``) norm over ``axis`` (None: all elements), optionally cast to
+    ``out_dtype``. Gradients: ``dy * sign(x)`` and ``dy * x / norm``."""
+    op_name = 'norm'
+    params = {'ord': Param('int', 2, (1, 2)), 'axis': Param('shape?', None),
+              'out_dtype': Param('dtype?', None, (None, 'float16', 'float32', 'float64', 'int64',
+                                                  'int32', 'int8')),
+              'keepdims': Param('bool', False)}
+    backward_uses = ('inputs', 'outputs')
+
+    def _axis_params(self):
+        return self.p.axis, self.p.keepdims, False
+
+    def reduce(self, xp, x, axes):
+        work = x.astype(np.float32) if x.dtype == np.float16 else x
+        if self.p.ord == 1:
+            out = xp.abs(work).sum(axis=axes, keepdims=True)
+        else:
+            out = xp.sqrt((work * work).sum(axis=axes, keepdims=True))
+        return out.astype(self.p.out_dtype or x.dtype)
+
+    def grad(self, xp, x, y, dy, shape, axes):
+        if self.p.ord == 1:
+            return (dy * xp.sign(x)).astype(x.dtype)
+        return (dy * (x / y)).astype(x.dtype)
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        grads = super().backward(octx, out_grads, inputs, outputs, aux)
+        return [grads[0].astype(inputs[0].dtype, copy=False)]
+
+    def infer_type(self, in_types, out_types):
+        if self.p.out_dtype is not None:
+            return in_types, [self.p.out_dtype]
+        dtype = in_types[0] or out_types[0]
+        return [dtype], [dtype]
+
+
+# ---- argmax / argmin --------------------------------------------------------------------------
+def _search_shape(op, shape, axis, keepdims):
+    if axis is None or len(shape) == 1:
+        return (1,) * len(shape) if keepdims else (1,)
+    axis = _norm_axis(op, axis, len(shape))
+    if keepdims:
+        return tuple(1 if i == axis else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i != axis)
+
+
+class _Search(Operator):
+    """Index of the extreme value along ``axis`` (None: of the flattened input), as input dtype."""
+    params = {'axis': Param('int?', None), 'keepdims': Param('bool', False)}
+    backward_uses = ()
+    pick = None
+
+    def infer_shape(self, in_shapes, out_shapes):
+        if in_shapes[0] is None:
+            return in_shapes, out_shapes
+        out = _search_shape(self.op_name, in_shapes[0], self.p.axis, self.p.keepdims)
+        return in_shapes, [merge_shape(self.op_name, 'output', out_shapes[0], out)]
+
+    def forward(self, octx, inputs, aux):
+        x = inputs[0]
+        _save_shape(octx, x)
+        if self.p.axis is None:
+            idx = getattr(x.reshape(-1), self.pick)()
+        else:
+            idx = getattr(x, self.pick)(axis=_norm_axis(self.op_name, self.p.axis, x.ndim))
+        shape = _search_shape(self.op_name, x.shape, self.p.axis, self.p.keepdims)
+        return [octx.xp.asarray(idx).astype(x.dtype).reshape(shape)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        shape = octx.saved.get('in_shape') or tuple(inputs[0].shape)
+        return [octx.xp.zeros(shape, dtype=out_grads[0].dtype)]
+
+
+@register
+class ArgMax(_Search):
+    """Index of the first maximum along ``axis``; the gradient is zero."""
+    op_name = 'argmax'
+    pick = 'argmax'
+
+
+@register
+class ArgMin(_Search):
+    """Index of the first minimum along ``axis``; the gradient is zero."""
+    op_name = 'argmin'
+    pick = 'argmin'
+
+
+@register
+class ArgMaxChannel(_Search):
+    """argmax along axis 1 (legacy); it has no gradient."""
+    op_name = 'argmax_channel'
+    params = {}
+    pick = 'argmax'
+
+    def setup(self):
+        self.p.axis, self.p.keepdims = 1, False
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        raise MXNetError('argmax_channel is not differentiable (MXNet registers no gradient for it)')
+
+
+
+# ---- topk / sort / argsort --------------------------------------------------------------------
+def _stable_order(xp, x, ascending):
+    """Stable sorting permutation along the last axis; descending order keeps ties in index order."""
+    if ascending:
+        return xp.argsort(x, axis=-1, kind='stable')
+    key = -x if x.dtype.kind in 'fi' else -x.astype(np.int64)
+    return xp.argsort(key, axis=-1, kind='stable')
+
+
+def _scatter_last(xp, shape, idx, vals, dtype):
+    """Array of ``shape`` (sorting axis last) with ``vals`` placed at ``idx`` along the last axis."""
+    lead = int(np.prod(shape[:-1], dtype=np.int64))
+    n = shape[-1]
+    flat = (xp.arange(lead).reshape(-1, 1) * n + idx.reshape(lead, -1).astype(np.int64)).reshape(-1)
+    out = xp.zeros(lead * n, dtype=dtype)
+    out[flat] = vals.reshape(-1)
+    return out.reshape(shape)
+
+
+class _Ordering(Operator):
+    """Shared machinery: view the input with the sorting axis last (None: flattened)."""
+    backward_uses = ('outputs',)
+    ret_typ, is_ascend, k = 'indices', True, 0
+
+    def _axis(self, ndim):
+        return None if self.p.axis is None else _norm_axis(self.op_name, self.p.axis, ndim)
+
+    def _k(self, n):
+        k = self.k if self.k > 0 else n
+        if k > n:
+            raise MXNetError('%s: k must be at most the %d elements along the axis, got k=%d'
+                             % (self.op_name, n, k))
+        return k
+
+    def _target_shape(self, shape):
+        shape = tuple(shape)
+        if self.ret_typ == 'mask':
+            return shape
+        axis = self._axis(len(shape))
+        n = int(np.prod(shape, dtype=np.int64)) if axis is None else shape[axis]
+        k = self._k(n) if n else max(self.k, 0)
+        return (k,) if axis is None else shape[:axis] + (k,) + shape[axis + 1:]
+
+    def _zero_grad(self, octx):
+        shape, dtype = octx.saved['in_meta']
+        return octx.xp.zeros(shape, dtype=dtype)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        if in_shapes[0] is None:
+            return in_shapes, out_shapes
+        target = self._target_shape(in_shapes[0])
+        return in_shapes, [merge_shape(self.op_name, name, s, target)
+                           for name, s in zip(self.list_outputs(), out_shapes)]
+
+    def _moved(self, xp, x):
+        axis = self._axis(x.ndim)
+        return (x.reshape(-1), 0) if axis is None else (xp.moveaxis(x, axis, -1), axis)
+
+    def _select(self, xp, x):
+        """(values, indices) of the first k in order, both with the sorting axis last."""
+        xt, _ = self._moved(xp, x)
+        idx = _stable_order(xp, xt, self.is_ascend)[..., :self._k(xt.shape[-1])]
+        return xp.take_along_axis(xt, idx, axis=-1), idx
+
+    def _restore(self, xp, x, arr):
+        axis = self._axis(x.ndim)
+        return arr if axis is None else xp.moveaxis(arr, -1, axis)
+
+    def _scatter_grad(self, octx, dy, idx):
+        xp = octx.xp
+        shape = octx.saved['in_meta'][0]
+        axis = None if self.p.axis is None else _norm_axis(self.op_name, self.p.axis, len(shape))
+        if axis is None:
+            return _scatter_last(xp, (int(np.prod(shape)),), idx, dy, dy.dtype).reshape(shape)
+        moved = tuple(d for i, d in enumerate(shape) if i != axis) + (shape[axis],)
+        grad = _scatter_last(xp, moved, xp.moveaxis(idx, axis, -1), xp.moveaxis(dy, axis, -1),
+                             dy.dtype)
+        return xp.moveaxis(grad, -1, axis)
+
+
+@register
+class TopK(_Ordering):
+    """The k largest (or smallest) elements along ``axis``: their values, indices, both, or a 0/1
+    mask; ties keep index order. Values receive the gradient; indices and masks do not."""
+    op_name = 'topk'
+    params = {'axis': Param('int?', -1), 'k': Param('int', 1),
+              'ret_typ': Param('str', 'indices', ('value', 'indices', 'mask', 'both')),
+              'is_ascend': Param('bool', False), 'dtype': Param('dtype', 'float32', _INDEX_DTYPES)}
+
+    def setup(self):
+        self.ret_typ, self.is_ascend, self.k = self.p.ret_typ, self.p.is_ascend, self.p.k
+
+    def list_outputs(self):
+        return ['output'] if self.ret_typ in ('indices', 'mask') else ['output0', 'output1']
+
+    def num_visible_outputs(self):
+        return 2 if self.ret_typ == 'both' else 1
+
+    def infer_type(self, in_types, out_types):
+        if self.ret_typ == 'indices':
+            return in_types, [self.p.dtype]
+        dtype = in_types[0] or out_types[0]
+        second = {'value': 'int32', 'both': self.p.dtype}.get(self.ret_typ)
+        return [dtype], [dtype] + ([second] if second else [])
+
+    def forward(self, octx, inputs, aux):
+        xp, x = octx.xp, inputs[0]
+        octx.saved['in_meta'] = (tuple(x.shape), x.dtype)
+        vals, idx = self._select(xp, x)
+        if self.ret_typ == 'mask':
+            xt, _ = self._moved(xp, x)
+            mask = _scatter_last(xp, xt.shape, idx, xp.ones(idx.shape, x.dtype), x.dtype)
+            return [self._restore(xp, x, mask).reshape(x.shape)]
+        idx_out = self._restore(xp, x, idx)
+        if self.ret_typ == 'indices':
+            return [idx_out.astype(self.p.dtype)]
+        second = idx_out.astype(self.p.dtype if self.ret_typ == 'both' else np.int32)
+        return [self._restore(xp, x, vals), second]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        xp = octx.xp
+        if self.ret_typ in ('indices', 'mask'):
+            return [self._zero_grad(octx)]
+        return [self._scatter_grad(octx, out_grads[0], outputs[1])]
+
+
+@register
+class Sort(_Ordering):
+    """Sorted values along ``axis`` (None: flattened); the gradient is routed back through the
+    permutation."""
+    op_name = 'sort'
+    params = {'axis': Param('int?', -1), 'is_ascend': Param('bool', True)}
+    outputs = ('output0', 'output1')
+    ret_typ = 'value'
+
+    def setup(self):
+        self.is_ascend = self.p.is_ascend
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_type(self, in_types, out_types):
+        dtype = in_types[0] or out_types[0]
+        return [dtype], [dtype, 'int32']
+
+    def forward(self, octx, inputs, aux):
+        xp, x = octx.xp, inputs[0]
+        octx.saved['in_meta'] = (tuple(x.shape), x.dtype)
+        vals, idx = self._select(xp, x)
+        return [self._restore(xp, x, vals), self._restore(xp, x, idx).astype(np.int32)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [self._scatter_grad(octx, out_grads[0], outputs[1])]
+
+
+@register
+class ArgSort(_Ordering):
+    """Indices that sort the input along ``axis`` (None: flattened), as ``dtype``; ties keep index
+    order. The gradient is zero."""
+    op_name = 'argsort'
+    params = {'axis': Param('int?', -1), 'is_ascend': Param('bool', True),
+              'dtype': Param('dtype', 'float32', _INDEX_DTYPES)}
+    backward_uses = ()
+
+    def setup(self):
+        self.is_ascend = self.p.is_ascend
+
+    def infer_type(self, in_types, out_types):
+        return in_types, [self.p.dtype]
+
+    def forward(self, octx, inputs, aux):
+        xp, x = octx.xp, inputs[0]
+        octx.saved['in_meta'] = (tuple(x.shape), x.dtype)
+        _, idx = self._select(xp, x)
+        return [self._restore(xp, x, idx).astype(self.p.dtype)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [self._zero_grad(octx)]
