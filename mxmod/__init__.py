@@ -30,3 +30,4 @@ for _name, _alias in _LAYERS:
 
 if 'attribute' in globals():
     AttrScope = attribute.AttrScope  # noqa: F821
+from .util import np_shape, is_np_shape, set_np_shape, use_np_shape  # noqa: F401,E402

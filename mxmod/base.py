@@ -51,3 +51,8 @@ class NotImplementedForSymbol(MXNetError):
         if self.args:
             msg += ' with arguments (%s)' % ', '.join(self.args)
         return msg + ' is not implemented for Symbol and only available in NDArray.'
+
+
+def py_str(value):
+    """Decode bytes to str (MXNet's helper for C strings)."""
+    return value.decode('utf-8') if isinstance(value, bytes) else str(value)

@@ -28,6 +28,7 @@ class Executor(object):
         self._octx = [OpContext(xp_of(self._step_ctx(s)), self._step_ctx(s)) for s in plan.steps]
         for step, octx in zip(plan.steps, self._octx):
             step.ctx = octx.ctx
+            octx.out_shapes = [shapes[s] for s in step.outputs]
         self._prepare_gradients(mirror)
         self.outputs = [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}

@@ -108,6 +108,7 @@ class Plan(object):
         global_mirror = mirror_enabled() if mirror is None else mirror
         for step in self.steps:
             step.mirror = step.needs_grad and _wants_mirror(step.node, global_mirror)
+        self._bound_segments()
         kept = set(self.head_slots) | set(self.arg_slots) | set(self.aux_slots)
         for step in backward_steps:
             kept.update(self._backward_reads(step))
@@ -126,6 +127,24 @@ class Plan(object):
                 if s not in kept and s not in last_use:
                     step.free_after.append(s)
         return kept
+
+    def _bound_segments(self):
+        """Keep every k-th value of a long run of mirrored steps (k = MXNET_BACKWARD_MIRROR_STEP,
+        default about sqrt(number of steps)), so recomputation restarts from a nearby kept value
+        instead of the start of the graph."""
+        default = max(2, int(round(len(self.steps) ** 0.5)))
+        limit = int(os.environ.get('MXNET_BACKWARD_MIRROR_STEP', default))
+        depth = {}
+        for step in self.steps:
+            if not step.mirror:
+                continue
+            parents = [depth.get(self.producer[s].index, 0) for s in step.inputs
+                       if s in self.producer and self.producer[s].mirror]
+            d = 1 + max(parents, default=0)
+            if d > limit:
+                step.mirror = False
+                d = 0
+            depth[step.index] = d
 
     def _backward_reads(self, step):
         uses = step.op.backward_uses

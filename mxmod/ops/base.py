@@ -188,15 +188,18 @@ class OpContext(object):
         Scratch space that forward may fill for backward (e.g. a dropout mask).
     need_grad : list of bool
         Which arguments need a gradient in this backward.
+    out_shapes : list of tuple or None
+        Output shapes inferred at bind time (lets source ops resolve unknown dimensions).
     """
-    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad')
+    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes')
 
-    def __init__(self, xp, ctx, is_train=False, need_grad=None):
+    def __init__(self, xp, ctx, is_train=False, need_grad=None, out_shapes=None):
         self.xp = xp
         self.ctx = ctx
         self.is_train = is_train
         self.saved = {}
         self.need_grad = need_grad
+        self.out_shapes = out_shapes
 
     @property
     def rng(self):

@@ -1,0 +1,162 @@
+"""Numeric and symbolic checks of bound symbols (the gradient half of ``mx.test_utils``)."""
+import numpy as np
+
+from .context import cpu
+from .ndarray.ndarray import NDArray, array as nd_array
+
+
+def _location(sym, location, ctx, dtype):
+    if isinstance(location, dict):
+        items = location
+    else:
+        items = dict(zip(sym.list_arguments(), location))
+    return {k: (v if isinstance(v, NDArray) else nd_array(v, ctx=ctx, dtype=dtype))
+            for k, v in items.items()}
+
+
+def _aux(sym, aux_states, ctx, dtype):
+    if aux_states is None:
+        return None
+    if not isinstance(aux_states, dict):
+        aux_states = dict(zip(sym.list_auxiliary_states(), aux_states))
+    return {k: (v if isinstance(v, NDArray) else nd_array(v, ctx=ctx, dtype=dtype))
+            for k, v in aux_states.items()}
+
+
+def _bind(sym, ctx, args, aux, grad_req='write', need_grads=True):
+    grads = {k: nd_array(np.zeros(v.shape), ctx=ctx, dtype=v.dtype) for k, v in args.items()} \
+        if need_grads else None
+    aux_list = aux or {n: nd_array(np.zeros(s), ctx=ctx) for n, s in
+                       zip(sym.list_auxiliary_states(), sym.infer_shape(**{k: v.shape for k, v in args.items()})[2])}
+    return sym.bind(ctx, args=args, args_grad=grads, grad_req=grad_req, aux_states=aux_list)
+
+
+def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True, dtype=np.float32):
+    """Central-difference gradients of sum(outputs) w.r.t. each argument in ``location``."""
+    approx = {}
+    for k, v in location.items():
+        executor.arg_dict[k][:] = v
+    for name, val in location.items():
+        base = _np(val).astype(dtype)
+        grad = np.zeros_like(base)
+        flat = base.reshape(-1)
+        for i in range(flat.size):
+            old = flat[i]
+            flat[i] = old + eps / 2
+            executor.arg_dict[name][:] = base
+            up = sum(o.asnumpy().astype(dtype).sum() for o in executor.forward(is_train=use_forward_train))
+            flat[i] = old - eps / 2
+            executor.arg_dict[name][:] = base
+            down = sum(o.asnumpy().astype(dtype).sum() for o in executor.forward(is_train=use_forward_train))
+            flat[i] = old
+            grad.reshape(-1)[i] = (up - down) / eps
+        executor.arg_dict[name][:] = base
+        approx[name] = grad
+    return approx
+
+
+def _np(v):
+    return v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)
+
+
+def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rtol=1e-2, atol=None,
+                           grad_nodes=None, use_forward_train=True, ctx=None, grad_stype_dict=None,
+                           dtype=np.float32):
+    """Compare the symbolic gradient of sum(outputs * random projection) with central differences."""
+    from .symbol import Variable, sum as sym_sum  # pylint: disable=import-outside-toplevel,no-name-in-module
+    ctx = ctx or cpu()
+    args = _location(sym, location, ctx, dtype)
+    aux = _aux(sym, aux_states, ctx, dtype)
+    out_shape = sym.infer_shape(**{k: v.shape for k, v in args.items()})[1][0]
+    proj = np.random.normal(0, 0.01, size=out_shape).astype(dtype)
+    wrapped = sym_sum(sym * Variable('__random_proj'))
+    args_all = dict(args)
+    args_all['__random_proj'] = nd_array(proj, ctx=ctx, dtype=dtype)
+    grad_nodes = grad_nodes or list(args.keys())
+    req = {k: ('write' if k in grad_nodes else 'null') for k in args_all}
+    exe = _bind(wrapped, ctx, args_all, aux, grad_req=req)
+    exe.forward(is_train=True)
+    exe.backward()
+    symbolic = {k: exe.grad_dict[k].asnumpy() for k in grad_nodes}
+    check = _bind(wrapped, ctx, {k: v.copy() for k, v in args_all.items()}, aux, need_grads=False)
+    numeric = numeric_grad(check, {k: args[k].asnumpy() for k in grad_nodes}, eps=numeric_eps,
+                           use_forward_train=use_forward_train, dtype=np.float64)
+    for name in grad_nodes:
+        np.testing.assert_allclose(symbolic[name], numeric[name], rtol=rtol, atol=atol or 1e-4,
+                                   err_msg='gradient of %s' % name)
+
+
+def check_symbolic_forward(sym, location, expected, rtol=1e-4, atol=None, aux_states=None, ctx=None,
+                           equal_nan=False, dtype=np.float32):
+    """Bind, run forward (inference) and compare every output with ``expected``."""
+    ctx = ctx or cpu()
+    args = _location(sym, location, ctx, dtype)
+    exe = _bind(sym, ctx, args, _aux(sym, aux_states, ctx, dtype), grad_req='null', need_grads=False)
+    outs = [o.asnumpy() for o in exe.forward(is_train=False)]
+    if isinstance(expected, dict):
+        expected = [expected[k] for k in sym.list_outputs()]
+    for got, want in zip(outs, expected):
+        np.testing.assert_allclose(got, _np(want), rtol=rtol, atol=atol or 1e-20, equal_nan=equal_nan)
+    return outs
+
+
+def check_symbolic_backward(sym, location, out_grads, expected, rtol=1e-5, atol=None, aux_states=None,
+                            grad_req='write', ctx=None, grad_stypes=None, equal_nan=False,
+                            dtype=np.float32):
+    """Bind, run forward (training) and backward with ``out_grads``; compare the gradients."""
+    ctx = ctx or cpu()
+    args = _location(sym, location, ctx, dtype)
+    if isinstance(expected, (list, tuple)):
+        expected = dict(zip(sym.list_arguments(), expected))
+    req = grad_req if isinstance(grad_req, dict) else {k: (grad_req if k in expected else 'null')
+                                                       for k in sym.list_arguments()}
+    exe = _bind(sym, ctx, args, _aux(sym, aux_states, ctx, dtype), grad_req=req)
+    exe.forward(is_train=True)
+    if isinstance(out_grads, (list, tuple)):
+        out_grads = [o if isinstance(o, NDArray) else nd_array(o, ctx=ctx, dtype=dtype) for o in out_grads]
+    exe.backward(out_grads)
+    grads = {k: v.asnumpy() for k, v in exe.grad_dict.items()}
+    for name, want in expected.items():
+        np.testing.assert_allclose(grads[name], _np(want), rtol=rtol, atol=atol or 1e-20,
+                                   equal_nan=equal_nan, err_msg='gradient of %s' % name)
+    return grads
+
+
+def simple_forward(sym, ctx=None, is_train=False, **inputs):
+    """Bind ``sym`` with numpy inputs, run forward and return numpy outputs."""
+    ctx = ctx or cpu()
+    args = {k: nd_array(v, ctx=ctx) for k, v in inputs.items()}
+    exe = _bind(sym, ctx, args, None, grad_req='null', need_grads=False)
+    outs = [o.asnumpy() for o in exe.forward(is_train=is_train)]
+    return outs[0] if len(outs) == 1 else outs
+
+
+def check_consistency(sym, ctx_list, scale=1.0, grad_req='write', arg_params=None, aux_params=None,
+                      tol=None, raise_on_err=True, ground_truth=None, equal_nan=False,
+                      use_uniform=False, rand_type=np.float64):
+    """Run ``sym`` on every context/dtype in ``ctx_list`` and compare outputs and gradients."""
+    syms = sym if isinstance(sym, (list, tuple)) else [sym] * len(ctx_list)
+    results = []
+    arg_params = dict(arg_params or {})
+    for s, spec in zip(syms, ctx_list):
+        spec = dict(spec)
+        ctx = spec.pop('ctx')
+        type_dict = spec.pop('type_dict', {})
+        exe = s.simple_bind(ctx, grad_req=grad_req, type_dict=type_dict, **spec)
+        for name, arr in exe.arg_dict.items():
+            if name not in arg_params:
+                arg_params[name] = np.random.normal(size=arr.shape, scale=scale)
+            arr[:] = arg_params[name].astype(arr.dtype)
+        for name, arr in exe.aux_dict.items():
+            if aux_params and name in aux_params:
+                arr[:] = aux_params[name]
+        outs = [o.asnumpy() for o in exe.forward(is_train=True)]
+        exe.backward([o.ones_like() if hasattr(o, 'ones_like') else o for o in exe.outputs])
+        results.append((outs, {k: v.asnumpy() for k, v in exe.grad_dict.items()}))
+    ref_outs, ref_grads = results[0]
+    for outs, grads in results[1:]:
+        for a, b in zip(outs, ref_outs):
+            np.testing.assert_allclose(a, b, rtol=tol or 1e-3, atol=tol or 1e-3)
+        for k in ref_grads:
+            np.testing.assert_allclose(grads[k], ref_grads[k], rtol=tol or 1e-3, atol=tol or 1e-3)
+    return results

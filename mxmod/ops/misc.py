@@ -1,0 +1,127 @@
+"""Source operators (_zeros, _ones, _full, _arange), add_n and the cross-device copy."""
+import numpy as np
+
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape, same_shape_infer
+
+
+class Fill(Operator):
+    """An output of a given shape filled with a constant; unknown (0) dims are inferred from
+    the consumers."""
+    arguments = ()
+    params = {'shape': Param('shape', ()), 'ctx': Param('str', ''), 'dtype': Param('dtype', 'float32')}
+    backward_uses = ()
+    fill_value = 0.0
+
+    def _value(self):
+        return self.fill_value
+
+    def infer_shape(self, in_shapes, out_shapes):
+        shape = tuple(self.p.shape or ())
+        return in_shapes, [merge_shape(self.op_name, 'output', shape, out_shapes[0])]
+
+    def infer_type(self, in_types, out_types):
+        return in_types, [self.p.dtype or 'float32']
+
+    def forward(self, octx, inputs, aux):
+        shape = octx.out_shapes[0] if octx.out_shapes else self.p.shape
+        if any(d == 0 for d in shape):
+            raise MXNetError('%s: output shape %s is not fully known' % (self.op_name, shape))
+        return [octx.xp.full(shape, self._value(), dtype=self.p.dtype or 'float32')]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return []
+
+
+@register
+class Zeros(Fill):
+    """Zeros of ``shape``."""
+    op_name = '_zeros'
+    aliases = ('zeros',)
+
+
+@register
+class Ones(Fill):
+    """Ones of ``shape``."""
+    op_name = '_ones'
+    aliases = ('ones',)
+    fill_value = 1.0
+
+
+@register
+class Full(Fill):
+    """``value`` everywhere in ``shape``."""
+    op_name = '_full'
+    aliases = ('full',)
+    params = dict(Fill.params, value=Param('float', 0.0))
+
+    def _value(self):
+        return self.p.value
+
+
+@register
+class Arange(Operator):
+    """Evenly spaced values ``start, start+step, ... < stop``, each repeated ``repeat`` times."""
+    op_name = '_arange'
+    aliases = ('arange',)
+    arguments = ()
+    backward_uses = ()
+    params = {'start': Param('float', 0.0), 'stop': Param('float?', None), 'step': Param('float', 1.0),
+              'repeat': Param('int', 1), 'infer_range': Param('bool', False), 'ctx': Param('str', ''),
+              'dtype': Param('dtype', 'float32')}
+
+    def _values(self):
+        start, stop = (0.0, self.p.start) if self.p.stop is None else (self.p.start, self.p.stop)
+        vals = np.arange(start, stop, self.p.step)
+        return np.repeat(vals, self.p.repeat) if self.p.repeat != 1 else vals
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return in_shapes, [(len(self._values()),)]
+
+    def infer_type(self, in_types, out_types):
+        return in_types, [self.p.dtype or 'float32']
+
+    def forward(self, octx, inputs, aux):
+        return [octx.xp.asarray(self._values().astype(self.p.dtype or 'float32'))]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return []
+
+
+@register
+class AddN(Operator):
+    """Sum of ``num_args`` arrays of one shape."""
+    op_name = 'add_n'
+    aliases = ('ElementWiseSum', '_sum')
+    params = {'num_args': Param('int')}
+    mirror_cheap = True
+    backward_uses = ()
+
+    def list_arguments(self):
+        return ['arg%d' % i for i in range(self.p.num_args)]
+
+    def forward(self, octx, inputs, aux):
+        out = inputs[0].copy()
+        for x in inputs[1:]:
+            out += x
+        return [out]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [out_grads[0]] * self.p.num_args
+
+
+@register
+class CrossDeviceCopy(Operator):
+    """Identity that moves its input to the node's device (inserted between ctx_groups)."""
+    op_name = '_CrossDeviceCopy'
+    aliases = ('_copyto',)
+    backward_uses = ()
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return same_shape_infer(self, in_shapes, out_shapes)
+
+    def forward(self, octx, inputs, aux):
+        return [octx.xp.array(inputs[0], copy=True)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [out_grads[0]]

@@ -1,0 +1,176 @@
+"""``mx.test_utils``: comparison helpers, random inputs and numeric/symbolic gradient checks."""
+import contextlib
+import os
+import sys
+
+import numpy as np
+
+from .base import MXNetError
+from .context import Context, cpu, current_context
+from .ndarray.ndarray import NDArray, array as nd_array
+
+_DEFAULT_CTX = [None]
+
+
+def default_context():
+    """The context tests run on (cpu() unless set)."""
+    return _DEFAULT_CTX[0] or current_context()
+
+
+def set_default_context(ctx):
+    """Set the context tests run on."""
+    _DEFAULT_CTX[0] = ctx
+
+
+def default_dtype():
+    """The default floating dtype."""
+    return np.float32
+
+
+def _np(a):
+    return a.asnumpy() if isinstance(a, NDArray) else np.asarray(a)
+
+
+def get_rtol(rtol=None):
+    """Default relative tolerance."""
+    return 1e-5 if rtol is None else rtol
+
+
+def get_atol(atol=None):
+    """Default absolute tolerance."""
+    return 1e-20 if atol is None else atol
+
+
+def same(a, b):
+    """True when two arrays are exactly equal."""
+    return np.array_equal(_np(a), _np(b))
+
+
+def same_array(array1, array2):
+    """True when two NDArrays share memory (writing one changes the other)."""
+    a1, a2 = _np_view(array1), _np_view(array2)
+    return np.shares_memory(a1, a2) if a1 is not None and a2 is not None else False
+
+
+def _np_view(a):
+    data = a._data if isinstance(a, NDArray) else a
+    return data if isinstance(data, np.ndarray) else None
+
+
+def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
+    """True when two arrays are equal within tolerances."""
+    return np.allclose(_np(a), _np(b), rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan)
+
+
+def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=False,
+                        use_broadcast=True, mismatches=(10, 10)):
+    """Raise AssertionError (with the worst mismatch) unless ``a`` and ``b`` are almost equal."""
+    an, bn = _np(a), _np(b)
+    np.testing.assert_allclose(an, bn, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan,
+                               err_msg='%s vs %s' % names)
+
+
+def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=('a', 'b')):
+    """assert_almost_equal where positions holding NaN in either array are ignored."""
+    an, bn = np.copy(_np(a)), np.copy(_np(b))
+    mask = np.isnan(an) | np.isnan(bn)
+    an[mask] = 0
+    bn[mask] = 0
+    assert_almost_equal(an, bn, rtol, atol, names)
+
+
+def assert_exception(f, exception_type, *args, **kwargs):
+    """Assert that ``f(*args, **kwargs)`` raises ``exception_type``."""
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError('%s did not raise %s' % (getattr(f, '__name__', f), exception_type.__name__))
+
+
+def reldiff(a, b):
+    """Relative difference sum|a-b| / (sum|a| + sum|b|)."""
+    a, b = _np(a), _np(b)
+    diff = np.sum(np.abs(a - b))
+    norm = np.sum(np.abs(a)) + np.sum(np.abs(b))
+    return 0.0 if diff == 0 else diff / norm
+
+
+def random_arrays(*shapes):
+    """numpy float32 arrays of standard normal values."""
+    arrays = [np.random.randn(*s).astype(np.float32) if s else np.float32(np.random.randn())
+              for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    """A random 2-D shape."""
+    low = 0 if allow_zero_size else 1
+    return np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1)
+
+
+def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    """A random 3-D shape."""
+    low = 0 if allow_zero_size else 1
+    return (np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1),
+            np.random.randint(low, dim2 + 1))
+
+
+def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    """A random shape with ``num_dim`` dimensions, each at most ``dim``."""
+    low = 0 if allow_zero_size else 1
+    return tuple(np.random.randint(low, dim + 1, size=num_dim))
+
+
+def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices=False, distribution=None, ctx=None):
+    """A random dense NDArray (uniform in [0, 1))."""
+    if stype != 'default':
+        raise MXNetError('rand_ndarray: only dense (stype="default") arrays exist in mxmod')
+    data = np.random.uniform(size=shape).astype(dtype or np.float32)
+    if modifier_func is not None:
+        data = modifier_func(data)
+    return nd_array(data, ctx=ctx or default_context(), dtype=dtype or np.float32)
+
+
+@contextlib.contextmanager
+def environment(*args):
+    """Set environment variables for a ``with`` block: environment(name, value) or a dict."""
+    updates = args[0] if len(args) == 1 and isinstance(args[0], dict) else {args[0]: args[1]}
+    saved = {k: os.environ.get(k) for k in updates}
+    try:
+        for k, v in updates.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = str(v)
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Silence stderr (at the file-descriptor level) inside a ``with`` block."""
+    with open(os.devnull, 'w') as null:
+        old = os.dup(2)
+        sys.stderr.flush()
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(old, 2)
+            os.close(old)
+
+
+def use_np(func):
+    """mxmod has no mx.np front end; this decorator runs the function unchanged."""
+    return func
+
+
+from .gradcheck import (numeric_grad, check_numeric_gradient, check_symbolic_forward,  # noqa: E402,F401
+                        check_symbolic_backward, check_consistency, simple_forward)
