@@ -109,8 +109,8 @@ class Softmin(_SoftmaxBase):
 
 @register
 class SoftmaxActivation(Operator):
-    """Softmax over all but the batch axis (``mode='instance'``) or over axis 1 at every
-    position (``mode='channel'``)."""
+    """Softmax over the last axis with the leading axes flattened (``mode='instance'``; one
+    softmax per instance for 2-D data) or over axis 1 at every position (``mode='channel'``)."""
     op_name = 'SoftmaxActivation'
     params = {'mode': Param('str', 'instance', choices=('instance', 'channel'))}
     mirror_cheap = True
@@ -121,7 +121,7 @@ class SoftmaxActivation(Operator):
 
     def _view(self, x):
         if self.p.mode == 'instance':
-            return x.reshape(x.shape[0], -1)
+            return x.reshape(-1, x.shape[-1])
         return x.reshape(x.shape[0], x.shape[1], -1)
 
     def forward(self, octx, inputs, aux):
@@ -132,6 +132,10 @@ class SoftmaxActivation(Operator):
         return [(e / e.sum(axis=1, keepdims=True)).reshape(x.shape)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        y = self._view(outputs[0])
-        dy = self._view(out_grads[0])
-        return [(y * (dy - (dy * y).sum(axis=1, keepdims=True))).reshape(outputs[0].shape)]
+        # MXNet 1.9.1 reduces over axis 1 of (N, C, rest) in both modes; for instance mode on data
+        # with more than 2 axes that is not the exact gradient of its forward, but it is MXNet's.
+        shape = outputs[0].shape
+        view = (shape[0], shape[1] if len(shape) > 1 else 1, -1)
+        y = outputs[0].reshape(view)
+        dy = out_grads[0].reshape(view)
+        return [(y * (dy - (dy * y).sum(axis=1, keepdims=True))).reshape(shape)]
