@@ -180,10 +180,12 @@ class Take(Operator):
         idx = as_index(xp, idx)
         if self.p.mode == 'clip':
             return xp.clip(idx, 0, size - 1)
-        if self.p.mode == 'raise' and bool(((idx < -size) | (idx >= size)).any()):
-            raise MXNetError('take: an index is out of range for axis %d of size %d'
-                             % (self.p.axis, size))
-        return xp.mod(idx, size)
+        if self.p.mode == 'wrap':
+            return xp.mod(idx, size)
+        if bool(((idx < 0) | (idx >= size)).any()):
+            raise MXNetError('take: indices out of bound [0, %d) for axis %d (mode raise)'
+                             % (size, self.p.axis))
+        return idx
 
     def forward(self, octx, inputs, aux):
         data, idx = inputs

@@ -30,7 +30,9 @@ class Diag(ShapeOnly):
         if len(shape) == 1:
             return (shape[0] + abs(k),) * 2
         a, b = self._plane(len(shape))
-        length = max(0, min(shape[a] + min(k, 0), shape[b] - max(k, 0)))
+        length = min(shape[a] + min(k, 0), shape[b] - max(k, 0))
+        if length <= 0:
+            raise MXNetError('diag: diagonal %d does not exist for shape %s' % (k, tuple(shape)))
         return tuple(d for i, d in enumerate(shape) if i not in (a, b)) + (length,)
 
     def infer_shape(self, in_shapes, out_shapes):
@@ -61,11 +63,13 @@ class Diag(ShapeOnly):
         return [grad]
 
 
-def _nd_rows(xp, indices, dims):
+def _nd_rows(op, xp, indices, dims):
     """Row numbers in the (prod(dims), rest) view of the positions in ``indices`` (m, ...)."""
     idx = as_index(xp, indices).reshape(indices.shape[0], -1)
     rows = xp.zeros(idx.shape[1], dtype=np.int64)
     for j, d in enumerate(dims):
+        if bool(((idx[j] < -d) | (idx[j] >= d)).any()):
+            raise MXNetError('%s: an index is out of bounds for axis %d of size %d' % (op, j, d))
         rows = rows * d + xp.mod(idx[j], d)
     return rows
 
@@ -93,14 +97,14 @@ class GatherND(Operator):
     def forward(self, octx, inputs, aux):
         data, idx = inputs
         m = idx.shape[0]
-        rows = _nd_rows(octx.xp, idx, data.shape[:m])
+        rows = _nd_rows('gather_nd', octx.xp, idx, data.shape[:m])
         flat = data.reshape((prod(data.shape[:m]),) + data.shape[m:])
         return [flat[rows].reshape(idx.shape[1:] + data.shape[m:])]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         data, idx = inputs
         m = idx.shape[0]
-        rows = _nd_rows(octx.xp, idx, data.shape[:m])
+        rows = _nd_rows('gather_nd', octx.xp, idx, data.shape[:m])
         values = out_grads[0].reshape(rows.size, prod(data.shape[m:]))
         grad = scatter_rows(octx.xp, prod(data.shape[:m]), rows, values)
         return [grad.reshape(data.shape), None]
@@ -133,7 +137,7 @@ class ScatterND(Operator):
     def forward(self, octx, inputs, aux):
         data, idx = inputs
         shape, m = self.p.shape, idx.shape[0]
-        rows = _nd_rows(octx.xp, idx, shape[:m])
+        rows = _nd_rows('scatter_nd', octx.xp, idx, shape[:m])
         out = octx.xp.zeros((prod(shape[:m]), prod(shape[m:])), dtype=data.dtype)
         out[rows] = data.reshape(rows.size, -1)
         return [out.reshape(shape)]
@@ -141,6 +145,6 @@ class ScatterND(Operator):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         data, idx = inputs
         shape, m = self.p.shape, idx.shape[0]
-        rows = _nd_rows(octx.xp, idx, shape[:m])
+        rows = _nd_rows('scatter_nd', octx.xp, idx, shape[:m])
         flat = out_grads[0].reshape(prod(shape[:m]), -1)
         return [flat[rows].reshape(data.shape), None]

@@ -114,6 +114,8 @@ class Reshape(ShapeOnly):
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
+        if not self.p.shape and not self.p.target_shape:
+            raise MXNetError('Reshape: parameter shape is required')
         save_shape(octx, x)
         return [x.reshape(self._target(x.shape)).copy()]
 
