@@ -51,6 +51,8 @@ def main():
     results = {}
     for name, (build, epochs) in io_scenarios.ndarray_scenarios(mx).items():
         results[name] = record(build(), epochs)
+    for name, (build, epochs) in io_scenarios.wrapper_scenarios(mx).items():
+        results[name] = record(build(), epochs)
     csv_dir = os.path.join(HERE, 'fixtures', 'csv')
     for name, (build, epochs) in io_scenarios.csv_scenarios(mx, csv_dir).items():
         results[name] = record(build(), epochs)

@@ -44,6 +44,24 @@ def ndarray_scenarios(mx):
     return cases
 
 
+def wrapper_scenarios(mx):
+    """ResizeIter and PrefetchingIter over NDArrayIters."""
+    x10, y10 = _data(10, 2), np.arange(10)
+    return {
+        'wrap_resize_grow': (lambda: mx.io.ResizeIter(mx.io.NDArrayIter(x10, y10, 4), 5), 3),
+        'wrap_resize_shrink': (lambda: mx.io.ResizeIter(mx.io.NDArrayIter(x10, y10, 3), 2), 3),
+        'wrap_resize_keep': (lambda: mx.io.ResizeIter(mx.io.NDArrayIter(x10, y10, 4), 2,
+                                                      reset_internal=False), 4),
+        'wrap_prefetch_one': (lambda: mx.io.PrefetchingIter(mx.io.NDArrayIter(x10, y10, 4)), 3),
+        'wrap_prefetch_two': (lambda: mx.io.PrefetchingIter(
+            [mx.io.NDArrayIter(x10, y10, 4), mx.io.NDArrayIter({'a': -x10, 'b': x10}, y10 * 2, 4)],
+            rename_data=[{'data': 'd1'}, {'a': 'a2', 'b': 'b2'}],
+            rename_label=[{'softmax_label': 'l1'}, {'softmax_label': 'l2'}]), 2),
+        'wrap_prefetch_roll': (lambda: mx.io.PrefetchingIter(
+            mx.io.NDArrayIter(x10, y10, 3, last_batch_handle='roll_over')), 3),
+    }
+
+
 def _seeded(mx, build):
     np.random.seed(7)
     return build()
