@@ -153,12 +153,14 @@ class CSVIter(DataIter):
                  data_name='data', label_name='softmax_label'):
         super(CSVIter, self).__init__(int(batch_size))
         if dtype not in _DTYPES:
-            raise MXNetError('%s is not supported for CSVIter (use float32, int32 or int64)' % dtype)
+            raise MXNetError('%s is not supported for CSVIter (use float32, int32 or int64)'
+                             % dtype)
         if self.batch_size <= 0:
             raise ValueError('CSVIter: batch_size must be positive, got %r' % (batch_size,))
         dtype = _DTYPES[dtype]
         data_shape, label_shape = tuple(data_shape), tuple(label_shape)
-        data = _read_rows(data_csv, dtype, int(np.prod(data_shape)), 'data_shape %s' % (data_shape,))
+        data = _read_rows(data_csv, dtype, int(np.prod(data_shape)),
+                          'data_shape %s' % (data_shape,))
         data = data.reshape((-1,) + data_shape)
         labels = self._read_labels(label_csv, label_shape, dtype, data.shape[0])
         self._loader = _BatchLoader([data, labels], self.batch_size, bool(round_batch))

@@ -61,9 +61,11 @@ class NDArrayIter(DataIter):
 
     def _describe(self, named_arrays):
         axis = self.layout.find('N')
-        return [DataDesc(name, tuple(arr.shape[:axis]) + (self.batch_size,) + tuple(arr.shape[axis + 1:]),
-                         arr.dtype, layout=self.layout)
-                for name, arr in named_arrays]
+        descs = []
+        for name, arr in named_arrays:
+            shape = tuple(arr.shape[:axis]) + (self.batch_size,) + tuple(arr.shape[axis + 1:])
+            descs.append(DataDesc(name, shape, arr.dtype, layout=self.layout))
+        return descs
 
     @property
     def provide_data(self):

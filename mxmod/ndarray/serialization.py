@@ -183,7 +183,8 @@ def _read_record(reader, index):
         return None
     dev_type, _dev_id, flag = reader.unpack('<iii', 'context and dtype of array %d' % index)
     if dev_type not in _DEV_TYPES:
-        reader.fail('array %d has device type %d, expected one of %s' % (index, dev_type, _DEV_TYPES))
+        reader.fail('array %d has device type %d, expected one of %s'
+                    % (index, dev_type, _DEV_TYPES))
     if flag not in DTYPE_OF_FLAG:
         reader.fail('array %d has dtype code %d, expected one of %s'
                     % (index, flag, sorted(DTYPE_OF_FLAG)))
