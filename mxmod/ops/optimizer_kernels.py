@@ -8,7 +8,8 @@ import numpy as np
 
 __all__ = ['scalar', 'clip', 'sgd', 'sgd_mom', 'multi_sgd', 'mp_sgd', 'mp_sgd_mom', 'nag_mom',
            'mp_nag_mom', 'adam', 'rmsprop', 'rmspropalex', 'ftrl', 'ftml', 'signsgd', 'signum',
-           'lamb_phase1', 'lamb_phase2', 'mp_lamb_phase1', 'mp_lamb_phase2', 'l2norm']
+           'lamb_phase1', 'lamb_phase2', 'mp_lamb_phase1', 'mp_lamb_phase2', 'multi_lamb',
+           'l2norm']
 
 F32 = np.dtype(np.float32)
 
@@ -91,23 +92,28 @@ def mp_sgd_mom(xp, weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, 
     return new.astype(weight.dtype)
 
 
-def nag_mom(xp, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
-    """``nag_mom_update`` (Nesterov momentum, MXNet's sign convention)."""
+def nag_mom(xp, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient,
+            in_place=False):
+    """``nag_mom_update`` (Nesterov momentum, MXNet's sign convention).
+
+    MXNet's kernel writes the new weight before it updates the momentum, whose weight-decay term
+    reads the weight again: with ``out=weight`` (``in_place``, what the NAG optimizer does) that
+    term sees the new weight."""
     t = weight.dtype
     lr, momentum, wd, rg, cg = (scalar(t, v) for v in (lr, momentum, wd, rescale_grad,
                                                         clip_gradient))
     g = clip(xp, rg * grad, cg) if cg >= 0 else rg * grad
     mom[...] = momentum * mom
-    step = lr * (g + wd * weight)
-    out = weight - mom + (momentum + t.type(1)) * (mom - step)
-    mom[...] = mom - step
+    out = weight - mom + (momentum + t.type(1)) * (mom - lr * (g + wd * weight))
+    mom[...] = mom - lr * (g + wd * (out if in_place else weight))
     return out
 
 
 def mp_nag_mom(xp, weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient):
-    """``mp_nag_mom_update``: nag_mom_update on the float32 master copy."""
+    """``mp_nag_mom_update``: nag_mom_update on the float32 master copy (whose kernel always
+    uses the updated master weight in the momentum's weight-decay term)."""
     new = nag_mom(xp, weight32, grad.astype(F32), mom, lr, momentum, wd, rescale_grad,
-                  clip_gradient)
+                  clip_gradient, in_place=True)
     weight32[...] = new
     return new.astype(weight.dtype)
 
@@ -247,6 +253,44 @@ def mp_lamb_phase1(xp, weight, grad, mean, var, weight32, **params):
 def mp_lamb_phase2(xp, weight, g, r1, r2, weight32, **params):
     """``mp_lamb_update_phase2``: phase 2 from the float32 master copy (returns weight dtype)."""
     return lamb_phase2(xp, weight, g, r1, r2, weight32=weight32, **params)
+
+
+def multi_lamb(xp, weight, grad, mean, var, weight32, lr, wd, t, beta1, beta2, epsilon,
+               bias_correction, rescale_grad, clip_gradient, lower_bound, upper_bound):
+    """One tensor of ``_multi_lamb_update`` / ``_multi_mp_lamb_update`` (what MXNet's LAMB runs
+    when the Updater hands it a list): the direction is kept in a float32 buffer, r1 is the norm
+    of the weight as given (float16 for mixed precision), and the master copy is updated."""
+    mp = np.dtype(np.float64) if weight.dtype == np.float64 else F32
+    w = weight32 if weight32 is not None else weight.astype(mp)
+    b1, b2, eps, lr, wd, rg, cg = (scalar(mp, v) for v in (beta1, beta2, epsilon, lr, wd,
+                                                           rescale_grad, clip_gradient))
+    one = mp.type(1)
+    g = _clipped(xp, grad.astype(mp) * rg, cg)
+    mean[...] = b1 * mean + (one - b1) * g
+    var[...] = b2 * var + (one - b2) * g * g
+    if bias_correction:
+        steps = mp.type(t)
+        direction = ((mean / (one - b1 ** steps)) / (xp.sqrt(var / (one - b2 ** steps)) + eps)
+                     + wd * w)
+    else:
+        direction = mean / (xp.sqrt(var) + eps) + wd * w
+    direction = direction.astype(F32)
+    r1, r2 = _sum_sq_root(xp, weight), _sum_sq_root(xp, direction)
+    if lower_bound >= 0:
+        r1 = max(r1, np.float32(lower_bound))
+    if upper_bound >= 0:
+        r1 = min(r1, np.float32(upper_bound))
+    ratio = mp.type(1) if r1 == 0 or r2 == 0 else mp.type(r1 / r2)
+    new = w - (lr * ratio) * direction
+    if weight32 is not None:
+        weight32[...] = new
+    return new.astype(weight.dtype)
+
+
+def _sum_sq_root(xp, x):
+    """sqrt of the sum of squares as a float32 (MXNet's multi_sum_sq accumulates in float)."""
+    acc = x.astype(np.float64)
+    return np.float32(np.sqrt(np.float32(float(xp.sum(acc * acc)))))
 
 
 def l2norm(xp, x):

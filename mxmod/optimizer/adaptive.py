@@ -393,11 +393,33 @@ class LAMB(Optimizer):
         r2 = K.l2norm(xp, g)
         w[...] = K.lamb_phase2(xp, w, g, r1, r2, lr, weight32=master, **bounds)
 
+    def _update_many(self, indices, weights, grads, states, multi_precision):
+        """The list path: MXNet's aggregated multi-LAMB kernel, tensor by tensor."""
+        plans = []
+        for index, weight, grad in zip(indices, weights, grads):
+            check_arrays(self, weight, grad)
+            self._update_count(index)
+            plans.append((self._index_update_count[index], self._get_lr(index),
+                          self._get_wd(index)))
+        for weight, grad, state, (t, lr, wd) in zip(weights, grads, states, plans):
+            master = state[0]._data if multi_precision else None
+            mean, var = state[1] if multi_precision else state
+            weight._data[...] = K.multi_lamb(
+                weight.context.xp, weight._data, grad._data, mean._data, var._data, master,
+                lr, wd, t, self.beta1, self.beta2, self.epsilon, self.bias_correction,
+                self.rescale_grad, clip_or_off(self.clip_gradient),
+                clip_or_off(self.lower_bound), clip_or_off(self.upper_bound))
+
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
         if not isinstance(index, (tuple, list)):
-            index, weight, grad, state = [index], [weight], [grad], [state]
-        for args in zip(index, weight, grad, state):
-            self._update_one(*args, multi_precision=multi_precision)
+            self._update_one(index, weight, grad, state, multi_precision)
+        elif self.aggregate_num <= 1:
+            if len(index) != 1:
+                raise ValueError('LAMB with aggregate_num %d got %d weights at once'
+                                 % (self.aggregate_num, len(index)))
+            self._update_one(index[0], weight[0], grad[0], state[0], multi_precision)
+        else:
+            self._update_many(index, weight, grad, state, multi_precision)
 
     def update(self, index, weight, grad, state):
         self._update_impl(index, weight, grad, state, multi_precision=False)

@@ -147,7 +147,8 @@ class NAG(Optimizer):
         xp, w, g = weight.context.xp, weight._data, grad._data
         if not multi_precision:
             if state is not None:
-                new = K.nag_mom(xp, w, g, state._data, momentum=momentum, **args)
+                new = K.nag_mom(xp, w, g, state._data, momentum=momentum, in_place=True,
+                                **args)
             else:
                 new = K.sgd(xp, w, g, **args)
         elif state[0] is not None:
