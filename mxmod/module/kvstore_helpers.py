@@ -1,0 +1,111 @@
+"""How a Module uses a kvstore: whether there is one, whether the optimizer runs on it, and the
+per-batch gradient reduction and parameter update (MXNet's ``model._create_kvstore`` and friends).
+
+Cross-device gradients are always summed; averaging comes only from the optimizer's
+``rescale_grad``. With ``update_on_kvstore`` the store keeps one optimizer state per parameter
+(keyed by name) and broadcasts the new weights; otherwise every device runs the updater on its
+own copy with index ``param_index * num_device + device_index``."""
+import os
+
+import numpy as np
+
+from .. import kvstore as kvs
+
+__all__ = ['_create_kvstore', '_initialize_kvstore', '_update_params_on_kvstore',
+           '_update_params']
+
+# 'local' stores with a parameter larger than this update on the devices instead
+BIG_PARAM_ELEMENTS = 16 * 1024 * 1024
+
+
+def _create_kvstore(kvstore, num_device, arg_params):
+    """Decide the kvstore and whether updates run on it.
+
+    Parameters
+    ----------
+    kvstore : KVStoreBase, str or None
+    num_device : int
+        Number of devices of this process.
+    arg_params : dict of str to NDArray
+        The parameters (their sizes matter for ``'local'``).
+
+    Returns
+    -------
+    (KVStoreBase or None, bool)
+        The store (None when one device trains without a distributed store) and
+        ``update_on_kvstore``.
+    """
+    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        if num_device == 1 and 'dist' not in kvstore:
+            kv = None
+        else:
+            kv = kvs.create(kvstore)
+            if kvstore == 'local' and arg_params:
+                largest = max(int(np.prod(p.shape)) for p in arg_params.values())
+                if largest > BIG_PARAM_ELEMENTS:
+                    update_on_kvstore = False
+    else:
+        raise TypeError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
+    if kv is None:
+        return None, False
+    return kv, update_on_kvstore and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
+
+
+def _stype(arr):
+    return getattr(arr, 'stype', 'default')
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Put every parameter into the store; with ``update_on_kvstore`` also copy it to the devices."""
+    for idx, param_on_devs in enumerate(param_arrays):
+        name = param_names[idx]
+        if not update_on_kvstore or _stype(arg_params[name]) != 'default':
+            kvstore.init(name, arg_params[name])
+        else:
+            kvstore.broadcast(name, arg_params[name], out=param_on_devs)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Push each parameter's device gradients; the store updates and the weights are pulled."""
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        name = param_names[index]
+        if _stype(grad_list[0]) == 'default' and _stype(arg_list[0]) == 'default':
+            kvstore.pushpull(name, grad_list, out=arg_list, priority=-index)
+        else:
+            kvstore.push(name, grad_list, priority=-index)
+            kvstore.pull(name, out=arg_list, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
+                   param_names=None):
+    """Sum gradients through ``kvstore`` (when given), then update every device's copy locally.
+
+    ``updater`` is called once per device with ``(indices, grads, weights)`` lists, index
+    ``param_index * num_device + device_index``.
+    """
+    per_device = [([], [], []) for _ in range(num_device)]
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        if kvstore:
+            name = param_names[index]
+            if _stype(grad_list[0]) == 'default' and _stype(arg_list[0]) == 'default':
+                kvstore.pushpull(name, grad_list, priority=-index)
+            else:
+                kvstore.push(name, grad_list, priority=-index)
+                kvstore.pull(name, out=grad_list, priority=-index)
+        for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
+            indices, grads, weights = per_device[k]
+            indices.append(index * num_device + k)
+            grads.append(grad)
+            weights.append(weight)
+    for indices, grads, weights in per_device:
+        if indices:
+            updater(indices, grads, weights)

@@ -1,0 +1,370 @@
+"""Module: a Symbol bound to one or more devices, with its parameters, optimizer and kvstore."""
+import logging
+import warnings
+
+from .. import context as ctx
+from ..base import MXNetError
+from ..initializer import Uniform, InitDesc
+from ..io import DataDesc
+from ..ndarray import zeros
+from .base_module import BaseModule, _check_input_names, _parse_data_desc
+from .executor_group import DataParallelExecutorGroup
+from .module_optim import OptimizerMixin
+
+__all__ = ['Module']
+
+
+def _batch_data_shapes(data_batch):
+    """Shapes of the batch's data; a list of per-device batches counts as their concatenation."""
+    if not isinstance(data_batch, list):
+        return tuple(d.shape for d in data_batch.data)
+    if not data_batch:
+        raise MXNetError('forward got an empty list of data batches')
+    shapes = []
+    for i, first in enumerate(data_batch[0].data):
+        if any(db.data[i].shape != first.shape for db in data_batch):
+            raise MXNetError('All data batches in a list need to have the same shape; input %d '
+                             'has shapes %s' % (i, [db.data[i].shape for db in data_batch]))
+        shapes.append((len(data_batch) * first.shape[0],) + tuple(first.shape[1:]))
+    return tuple(shapes)
+
+
+class Module(OptimizerMixin, BaseModule):
+    """A module over one Symbol, data-parallel over ``context``.
+
+    Parameters
+    ----------
+    symbol : Symbol
+    data_names : list of str, default ('data',)
+    label_names : list of str or None, default ('softmax_label',)
+    logger : Logger, default logging
+    context : Context or list of Context, default cpu()
+    work_load_list : list of number, optional
+        Relative batch share per context (default equal).
+    fixed_param_names : list of str, optional
+        Parameters that are not updated.
+    state_names : list of str, optional
+        Inputs that are states (e.g. RNN begin states), set with :meth:`set_states`.
+    group2ctxs : dict or list, optional
+        ctx_group -> Context mapping for model parallelism.
+    compression_params : dict, optional
+        Gradient compression for the kvstore, e.g. ``{'type': '2bit', 'threshold': 0.5}``.
+    """
+
+    def __init__(self, symbol, data_names=('data',), label_names=('softmax_label',),
+                 logger=logging, context=ctx.cpu(), work_load_list=None,
+                 fixed_param_names=None, state_names=None, group2ctxs=None,
+                 compression_params=None):
+        super(Module, self).__init__(logger=logger)
+        self._context = [context] if isinstance(context, ctx.Context) else list(context)
+        work_load_list = [1] * len(self._context) if work_load_list is None else work_load_list
+        if len(work_load_list) != len(self._context):
+            raise ValueError('work_load_list has %d entries for %d contexts'
+                             % (len(work_load_list), len(self._context)))
+        self._work_load_list = work_load_list
+        self._group2ctxs = group2ctxs
+        self._symbol = symbol
+        data_names = list(data_names) if data_names is not None else []
+        label_names = list(label_names) if label_names is not None else []
+        state_names = list(state_names) if state_names is not None else []
+        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
+        _check_input_names(symbol, data_names, 'data', True)
+        _check_input_names(symbol, label_names, 'label', False)
+        _check_input_names(symbol, state_names, 'state', True)
+        _check_input_names(symbol, fixed_param_names, 'fixed_param', True)
+        input_names = data_names + label_names + state_names
+        self._param_names = [x for x in symbol.list_arguments() if x not in input_names]
+        self._fixed_param_names = fixed_param_names
+        self._aux_names = symbol.list_auxiliary_states()
+        self._data_names = data_names
+        self._label_names = label_names
+        self._state_names = state_names
+        self._output_names = symbol.list_outputs()
+        self._arg_params = None
+        self._aux_params = None
+        self._params_dirty = False
+        self._compression_params = compression_params
+        self._optimizer = None
+        self._kvstore = None
+        self._update_on_kvstore = None
+        self._updater = None
+        self._preload_opt_states = None
+        self._grad_req = None
+        self._exec_group = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # ---- checkpoints ----------------------------------------------------------------
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """Create a Module from ``prefix-symbol.json`` and ``prefix-%04d.params``.
+
+        The parameters are set when the module is bound; with ``load_optimizer_states`` the
+        ``prefix-%04d.states`` file is loaded by ``init_optimizer``. ``kwargs`` go to Module.
+        """
+        from ..model import load_checkpoint  # pylint: disable=import-outside-toplevel
+        sym, args, auxs = load_checkpoint(prefix, epoch)
+        mod = Module(symbol=sym, **kwargs)
+        mod._arg_params = args
+        mod._aux_params = auxs
+        mod.params_initialized = True
+        if load_optimizer_states:
+            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
+        return mod
+
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
+        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states``."""
+        self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
+        param_name = '%s-%04d.params' % (prefix, epoch)
+        self.save_params(param_name)
+        logging.info('Saved checkpoint to "%s"', param_name)
+        if save_optimizer_states:
+            state_name = '%s-%04d.states' % (prefix, epoch)
+            self.save_optimizer_states(state_name)
+            logging.info('Saved optimizer state to "%s"', state_name)
+
+    def _reset_bind(self):
+        self.binded = False
+        self._exec_group = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # ---- names and shapes ------------------------------------------------------------
+    @property
+    def data_names(self):
+        """Names of the data inputs."""
+        return self._data_names
+
+    @property
+    def label_names(self):
+        """Names of the labels."""
+        return self._label_names
+
+    @property
+    def output_names(self):
+        """Names of the outputs."""
+        return self._output_names
+
+    @property
+    def data_shapes(self):
+        """DataDesc of the bound data inputs."""
+        self._require('data_shapes', params=False)
+        return self._data_shapes
+
+    @property
+    def label_shapes(self):
+        """DataDesc of the bound labels (None without labels)."""
+        self._require('label_shapes', params=False)
+        return self._label_shapes
+
+    @property
+    def output_shapes(self):
+        """(name, shape) of the outputs at the bound batch size."""
+        self._require('output_shapes', params=False)
+        return self._exec_group.get_output_shapes()
+
+    # ---- parameters ---------------------------------------------------------------------
+    def get_params(self):
+        """``(arg_params, aux_params)`` on CPU, averaged over devices when they changed."""
+        self._require('get_params', binded=False)
+        if self._params_dirty:
+            self._sync_params_from_devices()
+        return (self._arg_params, self._aux_params)
+
+    def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None,
+                    allow_missing=False, force_init=False, allow_extra=False):
+        """Initialize parameters in sorted-name order and copy them to every device.
+
+        Values in ``arg_params``/``aux_params`` win; a parameter missing from a given dict is a
+        RuntimeError unless ``allow_missing`` (then ``initializer`` fills it, if not None).
+        """
+        if self.params_initialized and not force_init:
+            warnings.warn('Parameters already initialized and force_init=False. '
+                          'init_params call ignored.', stacklevel=2)
+            return
+        self._require('init_params', params=False)
+        attrs = self._symbol.attr_dict()
+        for own, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
+            for name, arr in sorted(own.items()):
+                self._init_one(InitDesc(name, attrs.get(name, None)), arr, given, initializer,
+                               allow_missing)
+        self.params_initialized = True
+        self._params_dirty = False
+        self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
+
+    @staticmethod
+    def _init_one(desc, arr, given, initializer, allow_missing):
+        if given is None:
+            initializer(desc, arr)
+        elif desc in given:
+            if given[desc] is not arr:
+                given[desc].copyto(arr)
+        elif not allow_missing:
+            raise RuntimeError('%s is not presented' % desc)
+        elif initializer is not None:
+            initializer(desc, arr)
+
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
+                   allow_extra=False):
+        """Assign parameters; with ``allow_missing`` they are copied to the devices directly."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init,
+                             allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn('Parameters already initialized and force_init=False. '
+                          'set_params call ignored.', stacklevel=2)
+            return
+        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
+        self._params_dirty = True
+        self.params_initialized = True
+
+    def _sync_params_from_devices(self):
+        """Copy the (device-averaged) parameters into the module's CPU dicts."""
+        self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore and self._update_on_kvstore:
+            for name, value in sorted(self._arg_params.items()):
+                if getattr(value, 'stype', 'default') == 'row_sparse':
+                    from ..ndarray import arange  # pylint: disable=import-outside-toplevel
+                    row_ids = arange(0, value.shape[0], dtype='int64')
+                    self._kvstore.row_sparse_pull(name, value, row_ids=row_ids)
+        self._params_dirty = False
+
+    # ---- binding ---------------------------------------------------------------------------
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req='write'):
+        """Bind executors on the contexts for the given input shapes.
+
+        Parameters
+        ----------
+        data_shapes, label_shapes : list of DataDesc or (name, shape)
+        for_training : bool, default True
+        inputs_need_grad : bool, default False
+        force_rebind : bool, default False
+        shared_module : Module, optional
+            A bound, initialized module whose parameters and memory are shared (bucketing).
+        grad_req : str, list or dict, default 'write'
+        """
+        if force_rebind:
+            self._reset_bind()
+        if self.binded:
+            self.logger.warning('Already bound, ignoring bind()')
+            return
+        if not for_training and inputs_need_grad:
+            raise MXNetError('inputs_need_grad=True requires for_training=True')
+        data_descs, label_descs = _parse_data_desc(self.data_names, self.label_names,
+                                                   data_shapes, label_shapes)
+        shared_group = self._shared_group(shared_module)
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
+        self._data_shapes, self._label_shapes = data_descs, label_descs
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._work_load_list, data_descs, label_descs,
+            self._param_names, for_training, inputs_need_grad, shared_group, logger=self.logger,
+            fixed_param_names=self._fixed_param_names, grad_req=grad_req,
+            group2ctxs=self._group2ctxs, state_names=self._state_names)
+        self._total_exec_bytes = self._exec_group._total_exec_bytes
+        self._attach_params(shared_module)
+        if shared_module is not None and shared_module.optimizer_initialized:
+            self.borrow_optimizer(shared_module)
+        self.binded = True
+
+    def _shared_group(self, shared_module):
+        if shared_module is None:
+            return None
+        if not isinstance(shared_module, Module) or not shared_module.binded or \
+                not shared_module.params_initialized:
+            raise MXNetError('shared_module must be a bound Module with initialized parameters')
+        if len(shared_module._exec_group.execs) < len(self._context):
+            raise MXNetError('shared_module has %d executors; this module needs %d'
+                             % (len(shared_module._exec_group.execs), len(self._context)))
+        return shared_module._exec_group
+
+    def _attach_params(self, shared_module):
+        """Share, restore or create the module's CPU parameter dicts after binding."""
+        if shared_module is not None:
+            self.params_initialized = True
+            self._arg_params = shared_module._arg_params
+            self._aux_params = shared_module._aux_params
+        elif self.params_initialized:
+            self._exec_group.set_params(self._arg_params, self._aux_params)
+        else:
+            group = self._exec_group
+            self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype)
+                                for name, arrs in zip(self._param_names, group.param_arrays)}
+            self._aux_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype)
+                                for name, arrs in zip(self._aux_names, group.aux_arrays)}
+
+    def reshape(self, data_shapes, label_shapes=None):
+        """Rebind the executors for new input shapes (memory shared with the first binding)."""
+        self._require('reshape', params=False)
+        self._data_shapes, self._label_shapes = _parse_data_desc(
+            self.data_names, self.label_names, data_shapes, label_shapes)
+        self._exec_group.reshape(self._data_shapes, self._label_shapes)
+
+    # ---- computation -------------------------------------------------------------------------
+    def forward(self, data_batch, is_train=None):
+        """Forward computation; reshapes first when the batch's data shapes differ from the bound
+        ones. ``data_batch`` may be any object with ``data`` (and ``label``), or a list of
+        per-device batches."""
+        self._require('forward')
+        new_shapes = _batch_data_shapes(data_batch)
+        if tuple(d.shape for d in self._data_shapes) != new_shapes:
+            self.reshape(*self._descs_for(data_batch, new_shapes))
+        self._exec_group.forward(data_batch, is_train)
+
+    def _descs_for(self, data_batch, new_shapes):
+        provide_data = getattr(data_batch, 'provide_data', None)
+        if provide_data:
+            data_descs = provide_data
+        else:
+            data_descs = [DataDesc(d.name, shape, d.dtype, d.layout)
+                          for d, shape in zip(self._data_shapes, new_shapes)]
+        provide_label = getattr(data_batch, 'provide_label', None)
+        label = getattr(data_batch, 'label', None)
+        if provide_label:
+            label_descs = provide_label
+        elif label and self._label_shapes:
+            label_descs = [DataDesc(d.name, arr.shape, d.dtype, d.layout)
+                           for d, arr in zip(self._label_shapes, label)]
+        else:
+            label_descs = None
+        return data_descs, label_descs
+
+    def backward(self, out_grads=None):
+        """Backward computation (``out_grads`` for outputs that are not losses)."""
+        self._require('backward')
+        self._exec_group.backward(out_grads=out_grads)
+
+    def get_outputs(self, merge_multi_context=True):
+        """Outputs of the last forward (merged over devices unless ``merge_multi_context=False``)."""
+        self._require('get_outputs')
+        return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context=True):
+        """Gradients of the data inputs (bind with ``inputs_need_grad=True``)."""
+        self._require('get_input_grads')
+        if not self.inputs_need_grad:
+            raise MXNetError('get_input_grads: bind the module with inputs_need_grad=True')
+        return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
+
+    def get_states(self, merge_multi_context=True):
+        """State arrays per device (``merge_multi_context`` must be False)."""
+        self._require('get_states')
+        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
+
+    def set_states(self, states=None, value=None):
+        """Set the states from per-device arrays or a scalar ``value``."""
+        self._require('set_states')
+        self._exec_group.set_states(states, value)
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with the last outputs, once per device."""
+        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
+
+    def install_monitor(self, mon):
+        """Install a Monitor on every executor."""
+        self._require('install_monitor', params=False)
+        self._exec_group.install_monitor(mon)

@@ -1,0 +1,148 @@
+"""The optimizer side of Module: choosing the kvstore, creating the optimizer, updating parameters
+and saving/loading optimizer states (mixed into :class:`Module`)."""
+import warnings
+
+from .. import optimizer as opt
+from ..base import MXNetError
+from .kvstore_helpers import (_create_kvstore, _initialize_kvstore, _update_params,
+                              _update_params_on_kvstore)
+
+__all__ = ['OptimizerMixin']
+
+
+class OptimizerMixin(object):
+    """init_optimizer / borrow_optimizer / update / optimizer states for Module."""
+
+    def init_optimizer(self, kvstore='local', optimizer='sgd',
+                       optimizer_params=(('learning_rate', 0.01),), force_init=False):
+        """Create the kvstore (if any) and the optimizer.
+
+        Parameters
+        ----------
+        kvstore : str or KVStore, default 'local'
+            One device with a non-distributed name uses no kvstore at all.
+        optimizer : str or Optimizer, default 'sgd'
+            A name is created with ``rescale_grad = 1/batch_size`` (unless given), the symbol
+            (for ``__lr_mult__``/``__wd_mult__``) and the index -> name table.
+        optimizer_params : dict or pairs, default (('learning_rate', 0.01),)
+        force_init : bool, default False
+        """
+        self._require('init_optimizer')
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning('optimizer already initialized, ignoring...')
+            return
+        if self._params_dirty:
+            self._sync_params_from_devices()
+        kv, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
+        batch_size = self._exec_group.batch_size
+        if kv and 'dist' in kv.type and '_sync' in kv.type:
+            batch_size *= kv.num_workers
+        rescale_grad = 1.0 / batch_size
+        idx2name = self._idx2name(update_on_kvstore)
+        optimizer = self._make_optimizer(optimizer, optimizer_params, rescale_grad, idx2name)
+        self._optimizer = optimizer
+        self._kvstore = kv
+        self._update_on_kvstore = update_on_kvstore
+        self._updater = None
+        if kv:
+            if self._compression_params:
+                kv.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kv.set_optimizer(self._optimizer)
+            _initialize_kvstore(kvstore=kv, param_arrays=self._exec_group.param_arrays,
+                                arg_params=self._arg_params, param_names=self._param_names,
+                                update_on_kvstore=update_on_kvstore)
+        if not update_on_kvstore:
+            self._updater = opt.get_updater(optimizer)
+        self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def _idx2name(self, update_on_kvstore):
+        """Update index -> parameter name: the name's position, or one index per device."""
+        names = self._exec_group.param_names
+        if update_on_kvstore:
+            return dict(enumerate(names))
+        num_ctx = len(self._context)
+        return {i * num_ctx + k: name for k in range(num_ctx) for i, name in enumerate(names)}
+
+    def _make_optimizer(self, optimizer, optimizer_params, rescale_grad, idx2name):
+        if isinstance(optimizer, str):
+            params = dict(optimizer_params)
+            params.setdefault('rescale_grad', rescale_grad)
+            return opt.create(optimizer, sym=self.symbol, param_idx2name=idx2name, **params)
+        if not isinstance(optimizer, opt.Optimizer):
+            raise TypeError('optimizer must be a name or an Optimizer, got %s'
+                            % type(optimizer).__name__)
+        if optimizer.rescale_grad != rescale_grad:
+            warnings.warn('Optimizer created manually outside Module but rescale_grad is not '
+                          'normalized to 1.0/batch_size/num_workers (%s vs. %s). Is this intended?'
+                          % (optimizer.rescale_grad, rescale_grad), stacklevel=3)
+        if not optimizer.idx2name:
+            optimizer.idx2name = idx2name.copy()
+        return optimizer
+
+    def borrow_optimizer(self, shared_module):
+        """Use the optimizer, kvstore and updater of ``shared_module`` (bucketing)."""
+        if not shared_module.optimizer_initialized:
+            raise MXNetError('borrow_optimizer: the shared module has no optimizer; call its '
+                             'init_optimizer() first')
+        self._optimizer = shared_module._optimizer
+        self._kvstore = shared_module._kvstore
+        self._update_on_kvstore = shared_module._update_on_kvstore
+        self._updater = shared_module._updater
+        self.optimizer_initialized = True
+
+    def update(self):
+        """Apply the optimizer to every parameter using the gradients of the last backward."""
+        self._require('update', optimizer=True)
+        self._params_dirty = True
+        group = self._exec_group
+        if self._update_on_kvstore:
+            _update_params_on_kvstore(group.param_arrays, group.grad_arrays, self._kvstore,
+                                      group.param_names)
+        else:
+            _update_params(group.param_arrays, group.grad_arrays, updater=self._updater,
+                           num_device=len(self._context), kvstore=self._kvstore,
+                           param_names=group.param_names)
+
+    def save_optimizer_states(self, fname):
+        """Write the optimizer states (from the kvstore or the local updater) to ``fname``."""
+        self._require('save_optimizer_states', binded=False, params=False, optimizer=True)
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+        else:
+            with open(fname, 'wb') as fout:
+                fout.write(self._updater.get_states())
+
+    def load_optimizer_states(self, fname):
+        """Read optimizer states written by :meth:`save_optimizer_states`."""
+        self._require('load_optimizer_states', binded=False, params=False, optimizer=True)
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+        else:
+            with open(fname, 'rb') as fin:
+                self._updater.set_states(fin.read())
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Pull the rows of row_sparse parameters the next batch needs (kvstore updates only)."""
+        self._require('prepare', params=False)
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning('Parameters are not updated in the KVStore. '
+                                      'No need to call sparse_row_id_fn.'))
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise TypeError('sparse_row_id_fn must return a dict of name -> row ids, got %s'
+                            % type(row_ids).__name__)
+        for name, row_id in row_ids.items():
+            idx = self._exec_group.param_names.index(name)
+            values = self._exec_group.param_arrays[idx]
+            if getattr(values[0], 'stype', 'default') != 'row_sparse':
+                warnings.warn(UserWarning("%s.stype is not 'row_sparse'. No need to perform "
+                                          "row_sparse_pull." % name))
+            else:
+                self._kvstore.row_sparse_pull(name, values, row_ids=row_id, priority=-idx)
