@@ -6,6 +6,7 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, from_xp, zeros as nd_zeros
 from ..ops.base import unknown
 from ..symbol.infer import infer_shapes, infer_types
+from .cse import eliminate_common_expr, enabled as cse_enabled
 from .executor import Executor
 from .plan import Plan
 
@@ -28,6 +29,17 @@ def _grad_reqs(grad_req, names):
         if r not in _REQS:
             raise MXNetError('invalid grad_req %r; expected one of write, add, null' % r)
     return ['write' if r == 'inplace' else r for r in reqs]
+
+
+def optimized_plan(sym):
+    """The graph to execute (common subexpressions merged unless disabled) and its Plan."""
+    plan = Plan(sym)
+    if cse_enabled():
+        opt = eliminate_common_expr(sym)
+        opt_plan = Plan(opt)
+        if opt_plan.arg_names == plan.arg_names and opt_plan.aux_names == plan.aux_names:
+            return opt, opt_plan
+    return sym, plan
 
 
 def _slot_info(plan, sym, shape_known, type_known):
@@ -54,9 +66,9 @@ def _arg_ctx(plan, sym, ctx, group2ctx, names):
 def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec,
                 shared_buffer, shapes):
     """Infer shapes and types, allocate arrays and bind (see Symbol.simple_bind)."""
-    plan = Plan(sym)
+    opt, plan = optimized_plan(sym)
     type_dict = dict(type_dict or {})
-    slot_shapes, slot_types = _slot_info(plan, sym, shapes, type_dict)
+    slot_shapes, slot_types = _slot_info(plan, opt, shapes, type_dict)
     missing = [n for n, s in zip(plan.arg_names + plan.aux_names, _var_shapes(plan, slot_shapes))
                if unknown(s)]
     if missing:
@@ -65,7 +77,7 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
     for slot in plan.arg_slots + plan.aux_slots:
         if slot_types[slot] is None:
             slot_types[slot] = 'float32'
-    slot_shapes, slot_types = _slot_info(plan, sym, _named(plan, slot_shapes),
+    slot_shapes, slot_types = _slot_info(plan, opt, _named(plan, slot_shapes),
                                          _named(plan, slot_types))
     reqs = _grad_reqs(grad_req, plan.arg_names)
     group2ctx = group2ctx or {}
@@ -90,7 +102,8 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
             auxs.append(shared_aux)
         else:
             auxs.append(nd_zeros(slot_shapes[slot], actx, slot_types[slot]))
-    return Executor(sym, ctx, plan, (args, grads, auxs, slot_shapes, slot_types), reqs, group2ctx)
+    return Executor(sym, ctx, plan, (args, grads, auxs, slot_shapes, slot_types), reqs, group2ctx,
+                    optimized=opt)
 
 
 def _var_shapes(plan, slot_shapes):
@@ -127,7 +140,7 @@ def bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec
     """Bind given arrays (see Symbol.bind)."""
     if not isinstance(ctx, Context):
         raise TypeError('bind: ctx must be a Context, got %s' % type(ctx).__name__)
-    plan = Plan(sym)
+    opt, plan = optimized_plan(sym)
     arg_list = _as_array_list(args, plan.arg_names, 'args', required=True)
     grad_list = _as_array_list(args_grad, plan.arg_names, 'args_grad', required=False)
     aux_list = _as_array_list(aux_states, plan.aux_names, 'aux_states', required=True)
@@ -136,9 +149,9 @@ def bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec
     known_shapes = {n: a.shape for n, a in zip(plan.arg_names + plan.aux_names, arg_list + aux_list)}
     known_types = {n: np.dtype(a.dtype).name for n, a in zip(plan.arg_names + plan.aux_names,
                                                               arg_list + aux_list)}
-    slot_shapes, slot_types = _slot_info(plan, sym, known_shapes, known_types)
+    slot_shapes, slot_types = _slot_info(plan, opt, known_shapes, known_types)
     return Executor(sym, ctx, plan, (arg_list, grad_list, aux_list, slot_shapes, slot_types), reqs,
-                    group2ctx)
+                    group2ctx, optimized=opt)
 
 
 def _as_array_list(arrays, names, what, required):
@@ -164,9 +177,9 @@ def _as_array_list(arrays, names, what, required):
 
 def reshape(exe, partial_shaping, allow_up_sizing, shapes):
     """A new executor with new argument shapes sharing ``exe``'s memory (see Executor.reshape)."""
-    sym, plan = exe._symbol, exe._plan
-    new_plan = Plan(sym)
-    slot_shapes, slot_types = _slot_info(new_plan, sym, shapes,
+    sym, plan, opt = exe._symbol, exe._plan, exe._optimized
+    new_plan = Plan(opt)
+    slot_shapes, slot_types = _slot_info(new_plan, opt, shapes,
                                          {n: np.dtype(a.dtype).name for n, a in exe.arg_dict.items()})
     args, grads, auxs = [], [], []
     for name, slot, arr, garr in zip(plan.arg_names, new_plan.arg_slots, exe.arg_arrays, exe.grad_arrays):
@@ -185,8 +198,12 @@ def reshape(exe, partial_shaping, allow_up_sizing, shapes):
     for name, slot, arr in zip(plan.aux_names, new_plan.aux_slots, exe.aux_arrays):
         new_shape = slot_shapes[slot]
         auxs.append(arr if new_shape == arr.shape else _resized(arr, new_shape, allow_up_sizing, name))
+    outputs = []
+    for slot, out in zip(new_plan.head_slots, exe.outputs):
+        shape = slot_shapes[slot]
+        outputs.append(out if shape == out.shape else _resized(out, shape, True, 'output'))
     return Executor(sym, exe._ctx, new_plan, (args, grads, auxs, slot_shapes, slot_types),
-                    exe._grad_req, exe._group2ctx)
+                    exe._grad_req, exe._group2ctx, outputs=outputs, optimized=opt)
 
 
 def _resized(arr, shape, allow_up_sizing, name):

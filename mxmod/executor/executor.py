@@ -14,8 +14,10 @@ from ..ops.base import OpContext
 class Executor(object):
     """A bound symbol. Created by ``Symbol.bind`` / ``Symbol.simple_bind``, not directly."""
 
-    def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None):
+    def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None,
+                 outputs=None, optimized=None):
         self._symbol = symbol
+        self._optimized = optimized if optimized is not None else symbol
         self._ctx = ctx
         self._plan = plan
         self._group2ctx = group2ctx or {}
@@ -30,7 +32,7 @@ class Executor(object):
             step.ctx = octx.ctx
             octx.out_shapes = [shapes[s] for s in step.outputs]
         self._prepare_gradients(mirror)
-        self.outputs = [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
+        self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
 
     # ---- set-up -------------------------------------------------------------
@@ -131,7 +133,11 @@ class Executor(object):
             for s in free:
                 vals[s] = None
         for out, slot in zip(self.outputs, self._plan.head_slots):
-            out._data = vals[slot]
+            value = vals[slot]
+            if tuple(value.shape) != out.shape:
+                raise MXNetError('output %s has shape %s, the executor was bound for %s'
+                                 % (out, tuple(value.shape), out.shape))
+            out._data[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
 
@@ -262,6 +268,10 @@ class Executor(object):
         for name, val in zip(names, outs):
             self._monitor('%s_%s' % (step.name, name), from_xp(val, ctx))
 
+    def get_optimized_symbol(self):
+        """The symbol actually executed (after common subexpression elimination)."""
+        return self._optimized
+
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
         """Copy parameter values into this executor's arguments and auxiliary states."""
         for name, array in arg_params.items():
@@ -299,9 +309,10 @@ class Executor(object):
         lines = [self._symbol.debug_str().rstrip()]
         mem = self.memory_plan()
         mirrored = [s.name for s in self._plan.steps if s.mirror]
-        lines.append('Total %d MB allocated (naive %d MB, forward peak %d MB, backward peak %d MB)'
-                     % (mem['planned'] >> 20, mem['naive'] >> 20, mem['forward_peak'] >> 20,
-                        mem['backward_peak'] >> 20))
+        lines.append('Total %d MB allocated (intermediate values; with arguments and gradients: '
+                     'forward peak %d MB, backward peak %d MB, one buffer per value %d MB)'
+                     % (mem['internal'] >> 20, mem['forward_peak'] >> 20,
+                        mem['backward_peak'] >> 20, mem['naive'] >> 20))
         lines.append('Planned memory: %d bytes (one buffer per value: %d bytes)'
                      % (mem['planned'], mem['naive']))
         if mirrored:

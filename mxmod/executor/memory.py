@@ -4,7 +4,9 @@ against the naive figure of one buffer per value."""
 
 
 def simulate(plan, backward_steps, kept, nbytes, grad_slots):
-    """Return a dict with 'naive', 'forward_peak', 'backward_peak' and 'planned' bytes.
+    """Return a dict with 'naive', 'forward_peak', 'backward_peak', 'planned' bytes (peaks include
+    argument, auxiliary and gradient arrays) and 'internal' (the planned peak of intermediate values
+    alone, what MXNet's debug_str reports as allocated).
 
     Parameters
     ----------
@@ -20,13 +22,14 @@ def simulate(plan, backward_steps, kept, nbytes, grad_slots):
     persistent = set(plan.arg_slots) | set(plan.aux_slots)
     live = set(persistent)
     size = lambda slots: sum(nbytes[s] for s in slots)  # noqa: E731
-    fwd_peak = size(live)
+    grad_arrays = size(grad_slots)
+    fwd_peak = size(live) + grad_arrays
     for step in plan.steps:
         live.update(step.outputs)
-        fwd_peak = max(fwd_peak, size(live))
+        fwd_peak = max(fwd_peak, size(live) + grad_arrays)
         live.difference_update(step.free_after)
     live = set(kept) | persistent | set(plan.head_slots)
-    bwd_peak = size(live)
+    bwd_peak = size(live) + grad_arrays
     grads = set()
     remaining = _remaining_reads(plan, backward_steps)
     for k, step in enumerate(backward_steps):
@@ -35,13 +38,15 @@ def simulate(plan, backward_steps, kept, nbytes, grad_slots):
         for s in recomputed:
             live.update(_recompute_chain(plan, s, live))
         grads.update(step.inputs)
-        bwd_peak = max(bwd_peak, size(live) + size(grads) + size(step.outputs))
+        bwd_peak = max(bwd_peak, size(live) + size(grads - grad_slots) + grad_arrays)
         grads.difference_update(set(step.outputs) - grad_slots)
         later = remaining[k + 1] if k + 1 < len(remaining) else set()
         live = {s for s in live if s in persistent or s in later or s in plan.head_slots}
-    naive = sum(nbytes) + sum(nbytes[s] for s in range(len(nbytes)) if s not in persistent)
+    naive = sum(nbytes) + grad_arrays + sum(nbytes[s] for s in range(len(nbytes))
+                                            if s not in persistent)
+    planned = max(fwd_peak, bwd_peak)
     return {'naive': naive, 'forward_peak': fwd_peak, 'backward_peak': bwd_peak,
-            'planned': max(fwd_peak, bwd_peak)}
+            'planned': planned, 'internal': planned - size(persistent) - grad_arrays}
 
 
 def _remaining_reads(plan, backward_steps):

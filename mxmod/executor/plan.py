@@ -100,7 +100,23 @@ class Plan(object):
                 needs.update(step.outputs)
             else:
                 step.needs_grad = False
+        receives = self._receiving_gradient()
+        for step in self.steps:
+            step.needs_grad = step.needs_grad and step.index in receives
         return [s for s in reversed(self.steps) if s.needs_grad]
+
+    def _receiving_gradient(self):
+        """Indices of steps that a gradient reaches from the heads (BlockGrad and other ops with
+        ``propagates_grad = False`` stop it: zero gradients are not computed)."""
+        reached = set(self.head_slots)
+        steps = set()
+        for step in reversed(self.steps):
+            if not any(s in reached for s in step.outputs):
+                continue
+            steps.add(step.index)
+            if getattr(step.op, 'propagates_grad', True):
+                reached.update(step.inputs)
+        return steps
 
     def lifetimes(self, backward_steps, mirror):
         """Decide which slots forward keeps for backward; set each step's ``free_after`` list and

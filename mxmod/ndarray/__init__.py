@@ -18,6 +18,17 @@ def _install_ops(namespace):
 _install_ops(globals())
 
 
+class _Namespace(object):
+    """``mx.nd._internal`` / ``mx.nd.op``: every operator function by its registered name."""
+
+    def __init__(self, table):
+        self.__dict__.update(table)
+
+
+_internal = _Namespace({n: globals()[n] for n in _OPS if n in globals()})
+op = _internal
+
+
 def zeros_like(data, **kwargs):
     """Zeros with the shape, dtype and context of ``data``."""
     return _ndarray_mod.zeros_like(data, **{k: v for k, v in kwargs.items() if k in ('ctx', 'dtype')})

@@ -89,6 +89,8 @@ class BlockGrad(Unary):
     op_name = 'BlockGrad'
     aliases = ('stop_gradient',)
     backward_uses = ()
+    propagates_grad = False
+    needs_head_grad = False
     fn = staticmethod(lambda xp, x: x.copy())
     grad = staticmethod(lambda xp, x, y, dy: xp.zeros_like(dy))
 
@@ -98,6 +100,7 @@ class ZerosLike(Unary):
     """Zeros with the input's shape."""
     op_name = 'zeros_like'
     backward_uses = ()
+    propagates_grad = False
     fn = staticmethod(lambda xp, x: xp.zeros_like(x))
     grad = staticmethod(_zero_grad)
 
@@ -107,6 +110,7 @@ class OnesLike(Unary):
     """Ones with the input's shape."""
     op_name = 'ones_like'
     backward_uses = ()
+    propagates_grad = False
     fn = staticmethod(lambda xp, x: xp.ones_like(x))
     grad = staticmethod(_zero_grad)
 

@@ -125,3 +125,17 @@ class CrossDeviceCopy(Operator):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return [out_grads[0]]
+
+
+@register
+class IdentityAttrLikeRhs(Operator):
+    """Returns ``lhs``; its shape is tied to ``rhs`` (lets shape inference flow backwards)."""
+    op_name = '_identity_with_attr_like_rhs'
+    arguments = ('lhs', 'rhs')
+    backward_uses = ()
+
+    def forward(self, octx, inputs, aux):
+        return [inputs[0].copy()]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [out_grads[0], None]

@@ -15,6 +15,17 @@ def _install_ops(namespace):
 _install_ops(globals())
 
 
+class _Namespace(object):
+    """``mx.sym._internal`` / ``mx.sym.op``: every operator function by its registered name."""
+
+    def __init__(self, table):
+        self.__dict__.update(table)
+
+
+_internal = _Namespace({n: globals()[n] for n in _OPS})
+op = _internal
+
+
 def zeros(shape, dtype=None, **kwargs):
     """A symbol producing zeros of ``shape``."""
     return globals()['_zeros'](shape=shape, dtype=dtype, **kwargs)

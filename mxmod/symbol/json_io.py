@@ -29,6 +29,14 @@ def _dump(value, indent, multiline_nodes=False):
     return json.dumps(value)
 
 
+def _graph_attrs():
+    from ..util import is_np_shape  # pylint: disable=import-outside-toplevel
+    attrs = {'mxnet_version': ['int', MXNET_VERSION]}
+    if is_np_shape():
+        attrs = {'is_np_shape': ['int', 1], 'mxnet_version': ['int', MXNET_VERSION]}
+    return attrs
+
+
 def to_json(sym):
     """Return MXNet's JSON text for ``sym``."""
     order = topo_order(sym._heads())
@@ -46,7 +54,7 @@ def to_json(sym):
            ('arg_nodes', [i for i, n in enumerate(order) if n.op is None]),
            ('node_row_ptr', row_ptr),
            ('heads', [[index[id(n)], i, 0] for n, i in sym._outputs]),
-           ('attrs', {'mxnet_version': ['int', MXNET_VERSION]})]
+           ('attrs', _graph_attrs())]
     parts = []
     for key, val in doc:
         text = _dump(val, 1, multiline_nodes=(key == 'nodes'))

@@ -96,10 +96,22 @@ class Symbol(object):
 
     def get_children(self):
         """A group of the inputs of this symbol's node(s), or None for a variable."""
-        outs = []
+        outs, seen = [], set()
         for node, _ in self._outputs:
-            outs.extend(node.inputs)
+            if id(node) not in seen:
+                seen.add(id(node))
+                outs.extend(node.inputs)
         return Symbol(outs) if outs else None
+
+    def _gen_atomic_symbol(self):
+        """A new symbol applying this symbol's operator (same attributes) to fresh variables."""
+        node = self._outputs[0][0]
+        if node.op is None:
+            raise MXNetError('_gen_atomic_symbol: %r is a variable, not an operator' % node.name)
+        names = node.op.list_arguments() + node.op.list_auxiliary_states()
+        inputs = [(Node(None, n, {}), 0) for n in names]
+        atomic = Node(node.op, node.name, dict(node.attrs), inputs)
+        return Symbol([(atomic, i) for i in range(node.op.num_visible_outputs())])
 
     # ---- attributes -----------------------------------------------------
     def attr(self, key):
