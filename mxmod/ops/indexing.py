@@ -141,6 +141,7 @@ class SliceLike(_Slicer):
         return tuple(out)
 
     def _slices(self, shape, *others):
+        self._out(shape, others[0])
         axes = set(self._axes(shape, others[0]))
         return tuple(slice(0, others[0][a]) if a in axes else slice(None)
                      for a in range(len(shape)))
