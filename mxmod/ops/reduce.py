@@ -57,7 +57,6 @@ class _Reduce(Operator):
     params = {'axis': Param('shape?', None), 'keepdims': Param('bool', False),
               'exclude': Param('bool', False)}
     backward_uses = ('inputs', 'outputs')
-    nonempty = False
 
     def _axis_params(self):
         return self.p.axis, self.p.keepdims, self.p.exclude
@@ -66,8 +65,6 @@ class _Reduce(Operator):
         data = in_shapes[0]
         if data is None:
             return in_shapes, out_shapes
-        if self.nonempty and all(d > 0 for d in data) and not int(np.prod(data)):
-            raise MXNetError('%s: reduction input must not be empty, got %s' % (self.op_name, data))
         axis, keepdims, exclude = self._axis_params()
         out = reduced_shape(self.op_name, data, axis, keepdims, exclude)
         return [data], [merge_shape(self.op_name, 'output', out_shapes[0], out)]
@@ -91,7 +88,8 @@ class _Reduce(Operator):
         dy = out_grads[0].reshape(small)
         y = outputs[0].reshape(small) if 'outputs' in self.backward_uses else None
         x = inputs[0] if 'inputs' in self.backward_uses else None
-        grad = self.grad(octx.xp, x, y, dy, shape, axes)
+        with np.errstate(divide='ignore', invalid='ignore'):   # prod: 0/0 is nan, as in MXNet
+            grad = self.grad(octx.xp, x, y, dy, shape, axes)
         return [octx.xp.broadcast_to(grad, shape).astype(dy.dtype)]
 
     def reduce(self, xp, x, axes):
@@ -109,10 +107,10 @@ def _count(shape, axes):
     return int(np.prod([shape[a] for a in axes], dtype=np.int64))
 
 
-def _reduce_class(name, aliases, reduce, grad, uses, nonempty=False, doc=''):
+def _reduce_class(name, aliases, reduce, grad, uses, doc=''):
     return register(type(name.title() + 'Reduce', (_Reduce,), {
         'op_name': name, 'aliases': tuple(aliases), 'reduce': staticmethod(reduce),
-        'grad': staticmethod(grad), 'backward_uses': uses, 'nonempty': nonempty, '__doc__': doc}))
+        'grad': staticmethod(grad), 'backward_uses': uses, '__doc__': doc}))
 
 
 def _sum(xp, x, axes):
@@ -140,10 +138,10 @@ _reduce_class('mean', (), _mean,
               lambda xp, x, y, dy, shape, axes: dy / dy.dtype.type(max(_count(shape, axes), 1)),
               (), doc='Mean over the given axes (integer means truncate, as in MXNet).')
 _reduce_class('max', ('max_axis',), lambda xp, x, axes: x.max(axis=axes, keepdims=True),
-              lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'), True,
+              lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
               doc='Maximum over the given axes; the gradient goes to every maximal element.')
 _reduce_class('min', ('min_axis',), lambda xp, x, axes: x.min(axis=axes, keepdims=True),
-              lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'), True,
+              lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
               doc='Minimum over the given axes; the gradient goes to every minimal element.')
 _reduce_class('prod', (), lambda xp, x, axes: x.prod(axis=axes, keepdims=True),
               lambda xp, x, y, dy, shape, axes: dy * (y / x), ('inputs', 'outputs'),
