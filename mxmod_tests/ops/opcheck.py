@@ -51,7 +51,11 @@ def check_grad(op_name, attrs, inputs, aux=(), wrt=None, is_train=True, eps=1e-6
     octx.need_grad = [True] * len(inputs)
     mx.random.seed(0) if hasattr(mx, 'random') else None
     outs = op.forward(octx, inputs, [a.copy() for a in aux])
-    grads = op.backward(octx, [np.asarray(h, dtype=np.float64) for h in head], inputs, outs,
+    # the executor frees what backward_uses does not declare: hand backward exactly that
+    uses = op.backward_uses
+    seen_in = inputs if 'inputs' in uses else [None] * len(inputs)
+    seen_out = outs if 'outputs' in uses else [None] * len(outs)
+    grads = op.backward(octx, [np.asarray(h, dtype=np.float64) for h in head], seen_in, seen_out,
                         [a.copy() for a in aux])
     if wrt is None:
         wrt = [i for i, x in enumerate(inputs) if x.dtype.kind == 'f']
