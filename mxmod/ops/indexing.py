@@ -358,7 +358,7 @@ class Clip(Operator):
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
-        lo, hi = np.asarray(self.p.a_min).astype(x.dtype), np.asarray(self.p.a_max).astype(x.dtype)
+        lo, hi = x.dtype.type(self.p.a_min), x.dtype.type(self.p.a_max)
         return [octx.xp.minimum(octx.xp.maximum(x, lo), hi)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):

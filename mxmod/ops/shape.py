@@ -206,7 +206,7 @@ class Transpose(ShapeOnly):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         perm = self._perm(out_grads[0].ndim)
-        return [out_grads[0].transpose(np.argsort(perm))]
+        return [out_grads[0].transpose(tuple(int(a) for a in np.argsort(perm)))]
 
 
 @register
