@@ -104,19 +104,20 @@ class Activation(Operator):
     op_name = 'Activation'
     params = {'act_type': Param('str', choices=tuple(_ACT))}
     mirror_cheap = True
+    backward_uses = ('outputs',)
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
         return [self._fn(octx.xp, x).astype(x.dtype, copy=False)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        x = inputs[0]
-        return [self._grad(octx.xp, x, outputs[0], out_grads[0]).astype(x.dtype, copy=False)]
+        y = outputs[0]
+        return [self._grad(octx.xp, inputs[0], y, out_grads[0]).astype(y.dtype, copy=False)]
 
     def setup(self):
         self._fn, self._grad = _ACT[self.p.act_type]
-        if self.p.act_type != 'softsign':
-            self.backward_uses = ('outputs',)
+        if self.p.act_type == 'softsign':
+            self.backward_uses = ('inputs', 'outputs')
 
 
 # ---- LeakyReLU --------------------------------------------------------------------------------

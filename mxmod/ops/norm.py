@@ -248,6 +248,11 @@ class LRN(Operator):
     mirror_cheap = True
     backward_uses = ('inputs', 'outputs')
 
+    def setup(self):
+        if self.p.nsize < 1 or self.p.nsize % 2 != 1:
+            raise MXNetError('LRN only supports odd values for nsize (local size), got %d'
+                             % self.p.nsize)
+
     def num_visible_outputs(self):
         return 1
 

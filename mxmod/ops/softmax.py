@@ -25,6 +25,10 @@ class _SoftmaxBase(Operator):
     mirror_cheap = True
     backward_uses = ('outputs',)
 
+    def setup(self):
+        if self.p.use_length or self.p.dtype is not None:
+            self.backward_uses = ('inputs', 'outputs')
+
     def list_arguments(self):
         return ['data', 'length'] if self.p.use_length else ['data']
 
@@ -68,7 +72,8 @@ class _SoftmaxBase(Operator):
         return [out.astype(self.p.dtype or x.dtype, copy=False)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        xp, x = octx.xp, inputs[0]
+        xp = octx.xp
+        x = inputs[0] if inputs[0] is not None else outputs[0]
         axis = self.p.axis % x.ndim
         y, dy = outputs[0].astype(x.dtype, copy=False), out_grads[0].astype(x.dtype, copy=False)
         if self.p.use_length:
