@@ -287,18 +287,22 @@ class Pad(ShapeOnly):
         return [octx.xp.pad(x, pairs, mode=self.p.mode)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        xp = octx.xp
         shape = saved_shape(octx, inputs)[0]
         grad = out_grads[0]
         for axis, (size, (lo, hi)) in enumerate(zip(shape, self._pairs(shape))):
-            if not lo and not hi:
-                continue
-            if self.p.mode == 'constant':
-                grad = xp.take(grad, xp.arange(lo, lo + size), axis=axis)
-                continue
-            source = np.pad(np.arange(size), (lo, hi), mode=self.p.mode)
-            fold = np.zeros((source.size, size))
-            fold[np.arange(source.size), source] = 1
-            grad = xp.moveaxis(xp.tensordot(grad, xp.asarray(fold, dtype=grad.dtype),
-                                            axes=([axis], [0])), -1, axis)
+            if lo or hi:
+                grad = self._fold_axis(grad, axis, size, lo, hi)
         return [grad]
+
+    def _fold_axis(self, grad, axis, size, lo, hi):
+        """Gradient along one padded axis: the centre, plus each padded position added back to
+        the input position it copied (edge/reflect)."""
+        lead = (slice(None),) * axis
+        out = grad[lead + (slice(lo, lo + size),)].copy()
+        if self.p.mode == 'constant':
+            return out
+        source = np.pad(np.arange(size), (lo, hi), mode=self.p.mode)
+        for j in list(range(lo)) + list(range(lo + size, lo + size + hi)):
+            src = int(source[j])
+            out[lead + (slice(src, src + 1),)] += grad[lead + (slice(j, j + 1),)]
+        return out
