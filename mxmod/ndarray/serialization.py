@@ -14,7 +14,7 @@ from ..base import MXNetError
 from ..context import Context
 from .ndarray import NDArray, from_xp, to_numpy
 
-__all__ = ['save', 'load', 'load_frombuffer']
+__all__ = ['save', 'load', 'load_frombuffer', 'record_to_bytes', 'record_from_bytes']
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -43,6 +43,14 @@ def _record_bytes(arr):
              struct.pack('<iii', ctx.device_typeid, ctx.device_id, FLAG_OF_DTYPE[dtype]),
              np.ascontiguousarray(host, dtype=dtype.newbyteorder('<')).tobytes()]
     return b''.join(parts)
+
+
+def record_to_bytes(arr):
+    """Serialize one NDArray as a single array record (what MXNet pickles as an NDArray's
+    ``handle`` state and what ``NDArray::Save`` writes)."""
+    if not isinstance(arr, NDArray):
+        raise TypeError('record_to_bytes expects an NDArray, got %s' % type(arr).__name__)
+    return _record_bytes(arr)
 
 
 def _name_bytes(name):
@@ -192,6 +200,20 @@ def _read_record(reader, index):
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
     raw = reader.take(count * dtype.itemsize, 'data of array %d (%s %s)' % (index, dtype, shape))
     return np.frombuffer(raw, dtype=dtype.newbyteorder('<')).astype(dtype).reshape(shape)
+
+
+def record_from_bytes(buf, source='an NDArray record'):
+    """Parse one array record (V1/V2/V3 or pre-V1) from ``buf``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The host array, or None for an uninitialized ('none') array."""
+    reader = _Reader(bytes(buf), source)
+    host = _read_record(reader, 0)
+    if reader.pos != len(reader.buf):
+        reader.fail('%d bytes follow the record' % (len(reader.buf) - reader.pos))
+    return host
 
 
 def _read_names(reader, count):

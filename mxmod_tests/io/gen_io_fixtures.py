@@ -6,6 +6,7 @@ provide_data/provide_label and every batch (data, label, pad, index) of several 
 import json
 import os
 import sys
+import tempfile
 
 import mxnet as mx
 import numpy as np
@@ -53,7 +54,7 @@ def main():
         results[name] = record(build(), epochs)
     for name, (build, epochs) in io_scenarios.wrapper_scenarios(mx).items():
         results[name] = record(build(), epochs)
-    csv_dir = os.path.join(HERE, 'fixtures', 'csv')
+    csv_dir = tempfile.mkdtemp(prefix='csviter_')
     for name, (build, epochs) in io_scenarios.csv_scenarios(mx, csv_dir).items():
         results[name] = record(build(), epochs)
     with open(os.path.join(HERE, 'fixtures', 'iterators.json'), 'w') as handle:

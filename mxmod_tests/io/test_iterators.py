@@ -1,7 +1,10 @@
 """NDArrayIter and CSVIter against the oracle's batches frozen in fixtures/iterators.json
 (regenerate with gen_io_fixtures.py): provide_data/label, data, labels, pads, indices, resets."""
+import atexit
 import json
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -20,7 +23,9 @@ _GARBAGE_ROWS = {'csv_small_noround'}
 def _builders():
     cases = dict(io_scenarios.ndarray_scenarios(mx))
     cases.update(io_scenarios.wrapper_scenarios(mx))
-    cases.update(io_scenarios.csv_scenarios(mx, os.path.join(HERE, 'fixtures', 'csv')))
+    csv_dir = tempfile.mkdtemp(prefix='mxmod_csviter_')
+    atexit.register(shutil.rmtree, csv_dir, True)
+    cases.update(io_scenarios.csv_scenarios(mx, csv_dir))
     return cases
 
 
