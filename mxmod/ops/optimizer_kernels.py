@@ -288,9 +288,13 @@ def multi_lamb(xp, weight, grad, mean, var, weight32, lr, wd, t, beta1, beta2, e
 
 
 def _sum_sq_root(xp, x):
-    """sqrt of the sum of squares as a float32 (MXNet's multi_sum_sq accumulates in float)."""
-    acc = x.astype(np.float64)
-    return np.float32(np.sqrt(np.float32(float(xp.sum(acc * acc)))))
+    """sqrt of the sum of squares as multi_sum_sq computes it on CPU: squares in the array's
+    dtype, added one by one to a float32 accumulator."""
+    squares = (x * x).reshape(-1).astype(F32)
+    if squares.size == 0:
+        return np.float32(0)
+    total = np.float32(float(xp.cumsum(squares, dtype=F32)[-1]))
+    return np.sqrt(total)
 
 
 def l2norm(xp, x):

@@ -101,6 +101,9 @@ class Updater(object):
             self.states, self.optimizer = states
         else:
             self.states = states
+        # MXNet keeps the old flag here (and loops forever when the loaded optimizer does not
+        # aggregate); follow the optimizer actually loaded instead.
+        self.aggregate_updates = self.optimizer.aggregate_num > 0
         self.states_synced = dict.fromkeys(self.states.keys(), False)
 
     def get_states(self, dump_optimizer=False):
