@@ -33,7 +33,7 @@ _SAVE_ERROR = 'save only accept dict str->NDArray or list of NDArray'
 def _record_bytes(arr):
     """One V2 record for a dense NDArray: header, the array's context, dtype flag, C-order data."""
     host = to_numpy(arr._data)
-    dtype = np.dtype(host.dtype)
+    dtype = np.dtype(host.dtype).newbyteorder('=')
     if dtype not in FLAG_OF_DTYPE:
         raise TypeError('cannot save an NDArray of dtype %s; supported dtypes are %s'
                         % (dtype, ', '.join(str(np.dtype(d)) for d in DTYPE_OF_FLAG.values())))

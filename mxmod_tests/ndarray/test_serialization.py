@@ -242,3 +242,15 @@ def test_single_record_helpers():
         serialization.record_from_bytes(raw + b'xx')
     with pytest.raises(TypeError, match='NDArray'):
         serialization.record_to_bytes(np.ones(2))
+
+
+def test_non_native_byte_order_and_strided_arrays(tmp_path):
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    swapped = mx.nd.from_xp(values.astype('>f4'), mx.cpu())
+    strided = mx.nd.from_xp(np.asfortranarray(values), mx.cpu())
+    plain = str(tmp_path / 'plain.params')
+    mx.nd.save(plain, [mx.nd.array(values)])
+    for arr in (swapped, strided):
+        out = str(tmp_path / 'x.params')
+        mx.nd.save(out, [arr])
+        assert _bytes(out) == _bytes(plain)
