@@ -1,0 +1,119 @@
+"""Framework overhead: Module.fit time per batch on a tiny MLP (10-16-2, ReLU, SoftmaxOutput,
+batch 8, SGD lr 0.1 momentum 0.9, Xavier, metric 'acc'), after a warm-up epoch.
+
+Runs the same program under mxmod (this interpreter) and, when /tmp/mxnet-ref/bin/python exists
+(or --mxnet-python is given), under MXNet 1.9.1, and prints both figures and their ratio.
+Also reports the bare step (forward_backward + update) and step + update_metric.
+
+Usage: python bench/bench_overhead.py [--steps N] [--backend mxmod|mxnet]
+"""
+import argparse
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+MXNET_PYTHON = '/tmp/mxnet-ref/bin/python'
+BS = 8
+
+
+def tiny(mx):
+    data = mx.sym.Variable('data')
+    net = mx.sym.FullyConnected(data, num_hidden=16, name='fc1')
+    net = mx.sym.Activation(net, act_type='relu', name='relu1')
+    net = mx.sym.FullyConnected(net, num_hidden=2, name='fc2')
+    return mx.sym.SoftmaxOutput(net, name='softmax')
+
+
+def _timed(mx, fn):
+    mx.nd.waitall()
+    tic = time.perf_counter()
+    fn()
+    mx.nd.waitall()
+    return time.perf_counter() - tic
+
+
+def measure(mx, steps):
+    """Per-step times in microseconds: bare step, step + metric, and Module.fit per batch."""
+    rs = np.random.RandomState(0)
+    X = rs.randn(BS, 10).astype(np.float32)
+    y = rs.randint(0, 2, size=(BS,)).astype(np.float32)
+    fit_kwargs = dict(optimizer='sgd', optimizer_params={'learning_rate': 0.1, 'momentum': 0.9},
+                      initializer=mx.init.Xavier(), eval_metric='acc')
+    mod = mx.mod.Module(tiny(mx), context=mx.cpu())
+    mod.bind(data_shapes=[('data', (BS, 10))], label_shapes=[('softmax_label', (BS,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(optimizer='sgd', optimizer_params={'learning_rate': 0.1, 'momentum': 0.9})
+    batch = mx.io.DataBatch(data=[mx.nd.array(X)], label=[mx.nd.array(y)])
+    metric = mx.metric.Accuracy()
+
+    def step():
+        for _ in range(steps):
+            mod.forward_backward(batch)
+            mod.update()
+
+    def step_metric():
+        for _ in range(steps):
+            mod.forward_backward(batch)
+            mod.update()
+            mod.update_metric(metric, batch.label)
+    step()
+    t_step = _timed(mx, step)
+    t_metric = _timed(mx, step_metric)
+    it = mx.io.NDArrayIter(np.tile(X, (steps, 1)), np.tile(y, steps), batch_size=BS,
+                           shuffle=False, label_name='softmax_label')
+    mod2 = mx.mod.Module(tiny(mx), context=mx.cpu())
+    mod2.fit(it, num_epoch=1, **fit_kwargs)
+    it.reset()
+    t_fit = _timed(mx, lambda: mod2.fit(it, begin_epoch=1, num_epoch=2, **fit_kwargs))
+    per = lambda t: t / steps * 1e6  # noqa: E731
+    return {'step_us': per(t_step), 'step_metric_us': per(t_metric), 'fit_us_per_batch': per(t_fit)}
+
+
+def run_backend(name, steps):
+    logging.basicConfig(level=logging.WARNING)
+    if name == 'mxnet':
+        import mxnet as mx  # pylint: disable=import-outside-toplevel
+    else:
+        import mxmod as mx  # pylint: disable=import-outside-toplevel
+    mx.random.seed(0)
+    print(json.dumps(dict(measure(mx, steps), backend=name)))
+
+
+def _child(python, backend, steps):
+    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get('OMP_NUM_THREADS', '1'))
+    out = subprocess.run([python, os.path.abspath(__file__), '--backend', backend,
+                          '--steps', str(steps)], env=env, check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--steps', type=int, default=2000)
+    parser.add_argument('--backend', choices=['mxmod', 'mxnet'])
+    parser.add_argument('--mxnet-python', default=MXNET_PYTHON)
+    args = parser.parse_args()
+    if args.backend:
+        run_backend(args.backend, args.steps)
+        return
+    results = {'mxmod': _child(sys.executable, 'mxmod', args.steps)}
+    if os.path.exists(args.mxnet_python):
+        results['mxnet'] = _child(args.mxnet_python, 'mxnet', args.steps)
+    for name, res in results.items():
+        print('%-6s step %7.1f us  step+metric %7.1f us  fit %7.1f us/batch'
+              % (name, res['step_us'], res['step_metric_us'], res['fit_us_per_batch']))
+    if 'mxnet' in results:
+        for key in ('step_us', 'step_metric_us', 'fit_us_per_batch'):
+            print('ratio mxmod/mxnet %-16s %.2f' % (key, results['mxmod'][key] / results['mxnet'][key]))
+    else:
+        print('MXNet reference: fit 509 us/batch (reference/README.md); ratio %.2f'
+              % (results['mxmod']['fit_us_per_batch'] / 509.0))
+
+
+if __name__ == '__main__':
+    main()
