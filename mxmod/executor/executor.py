@@ -75,6 +75,25 @@ class Executor(object):
             if slot not in infer_keep:
                 self._free_infer[idx].append(slot)
         self._last_read = self._backward_last_reads()
+        self._compile()
+
+    def _compile(self):
+        """Resolve at bind time what the hot loops need per step."""
+        plan = self._plan
+        self._single_ctx = all(o.ctx == self._ctx for o in self._octx) and all(
+            a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
+        self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
+                              tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
+        for step in self._backward_steps:
+            octx = self._octx[step.index]
+            producer = plan.producer
+            octx.need_grad = [s in self._grad_slots or (s in producer and producer[s].needs_grad)
+                              for s in step.inputs]
+            uses = step.op.backward_uses
+            step.read_inputs = 'inputs' in uses
+            step.read_outputs = 'outputs' in uses
+            step.no_inputs = [None] * len(step.inputs)
+            step.no_outputs = [None] * len(step.outputs)
 
     def _backward_last_reads(self):
         """For each backward step, the recomputed/kept slots that no later backward step reads."""
@@ -127,11 +146,20 @@ class Executor(object):
         self._load_inputs()
         frees = self._free_train if is_train else self._free_infer
         vals = self._vals
-        for step, octx, free in zip(self._plan.steps, self._octx, frees):
+        for octx in self._octx:
             octx.is_train = is_train
-            self._run_step(step, octx)
-            for s in free:
-                vals[s] = None
+        if self._single_ctx and self._monitor is None:
+            for (forward, octx, ins, auxs, outs), free in zip(self._fwd_program, frees):
+                res = forward(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
+                for s, o in zip(outs, res):
+                    vals[s] = o
+                for s in free:
+                    vals[s] = None
+        else:
+            for step, octx, free in zip(self._plan.steps, self._octx, frees):
+                self._run_step(step, octx)
+                for s in free:
+                    vals[s] = None
         for out, slot in zip(self.outputs, self._plan.head_slots):
             value = vals[slot]
             if tuple(value.shape) != out.shape:
@@ -150,13 +178,14 @@ class Executor(object):
 
     def _gather(self, slots, ctx):
         vals = self._vals
-        out = []
-        for s in slots:
-            v = vals[s]
-            if v is None:
-                self._recompute(s)
-                v = vals[s]
-            out.append(_on(v, ctx))
+        out = [vals[s] for s in slots]
+        if None in out:
+            for i, s in enumerate(slots):
+                if out[i] is None:
+                    self._recompute(s)
+                    out[i] = vals[s]
+        if not self._single_ctx:
+            out = [_on(v, ctx) for v in out]
         return out
 
     def _run_step(self, step, octx, aux_override=None):
@@ -222,23 +251,19 @@ class Executor(object):
         octx = self._octx[step.index]
         op = step.op
         ogs = [grads.pop(s, None) for s in step.outputs]
-        if not op.is_loss and all(g is None for g in ogs):
-            return
         if not op.is_loss:
-            ogs = [g if g is not None else _zeros_like_slot(self, s) for g, s in zip(ogs, step.outputs)]
-        uses = op.backward_uses
-        ins = self._gather(step.inputs, octx.ctx) if 'inputs' in uses else [None] * len(step.inputs)
-        outs = self._gather(step.outputs, octx.ctx) if 'outputs' in uses else [None] * len(step.outputs)
-        aux = self._gather(step.aux, octx.ctx)
-        octx.need_grad = [s in self._grad_slots or self._needs(s) for s in step.inputs]
+            if all(g is None for g in ogs):
+                return
+            if None in ogs:
+                ogs = [g if g is not None else self._zeros(s) for g, s in zip(ogs, step.outputs)]
+        ins = self._gather(step.inputs, octx.ctx) if step.read_inputs else step.no_inputs
+        outs = self._gather(step.outputs, octx.ctx) if step.read_outputs else step.no_outputs
+        aux = self._gather(step.aux, octx.ctx) if step.aux else step.aux
         in_grads = op.backward(octx, ogs, ins, outs, aux)
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
-            if g is not None and need:
-                grads[s] = _accumulate(grads.get(s), g)
-
-    def _needs(self, slot):
-        step = self._plan.producer.get(slot)
-        return step is not None and step.needs_grad
+            if need and g is not None:
+                old = grads.get(s)
+                grads[s] = g if old is None else old + g
 
     def _write_grads(self, grads):
         for slot, req, garr in zip(self._plan.arg_slots, self._grad_req, self.grad_arrays):
@@ -322,10 +347,6 @@ class Executor(object):
 
 def _accumulate(acc, g):
     return g if acc is None else acc + g
-
-
-def _zeros_like_slot(exe, slot):
-    return exe._zeros(slot)
 
 
 def _on(value, ctx):

@@ -11,7 +11,7 @@ from ..symbol.graph import topo_order, aux_variable_ids
 class Step(object):
     """One operator application: slots of its inputs, outputs and auxiliary states."""
     __slots__ = ('node', 'op', 'name', 'inputs', 'outputs', 'aux', 'ctx', 'mirror', 'needs_grad',
-                 'free_after', 'index')
+                 'free_after', 'index', 'read_inputs', 'read_outputs', 'no_inputs', 'no_outputs')
 
     def __init__(self, node, index):
         self.node = node

@@ -40,7 +40,7 @@ def _sigmoid(xp, x):
 
 
 def _zero_grad(xp, x, y, dy):
-    return xp.zeros_like(x)
+    return xp.zeros_like(dy)
 
 
 _unary('relu', lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, dy: dy * (y > 0), uses=('outputs',))
@@ -219,7 +219,7 @@ _COMPARE = {
     'logical_and': lambda xp, a, b: xp.logical_and(a, b), 'logical_or': lambda xp, a, b: xp.logical_or(a, b),
     'logical_xor': lambda xp, a, b: xp.logical_xor(a, b),
 }
-_ZERO2 = lambda xp, a, b, z, dz: xp.zeros_like(a)  # noqa: E731
+_ZERO2 = lambda xp, a, b, z, dz: xp.zeros_like(dz)  # noqa: E731
 _BROADCAST_ALIASES = {'add': ('broadcast_plus',), 'sub': ('broadcast_minus',)}
 _ELEMWISE_NAMES = {'add': ('elemwise_add', ('_Plus', '_plus', '_add')),
                    'sub': ('elemwise_sub', ('_Minus', '_minus', '_sub')),
@@ -313,4 +313,4 @@ def _scalar_class(key, fn, grad, uses):
 for _key, (_fn, _g, _uses) in _SCALAR.items():
     _scalar_class(_key, _fn, _g, _uses)
 for _key, _fn in _SCALAR_CMP.items():
-    _scalar_class(_key, _fn, lambda xp, x, s, y, dy: xp.zeros_like(x), ())
+    _scalar_class(_key, _fn, lambda xp, x, s, y, dy: xp.zeros_like(dy), ())
