@@ -49,13 +49,18 @@ def conv_data_cols(xp, dy, w, groups):
 
 
 # ---- shared parameter handling ----------------------------------------------------------------
-_COMMON = {
-    'kernel': Param('shape'), 'stride': Param('shape', ()), 'dilate': Param('shape', ()),
-    'pad': Param('shape', ()), 'num_filter': Param('int'), 'num_group': Param('int', 1),
-    'no_bias': Param('bool', False),
-    'cudnn_tune': Param('str?', None, choices=(None, 'off', 'limited_workspace', 'fastest')),
-    'cudnn_off': Param('bool', False), 'layout': Param('str?', None, choices=_LAYOUTS),
-}
+def _conv_params(deconv):
+    """Parameter declarations in MXNet's order (the order of positional parameters)."""
+    params = {'kernel': Param('shape'), 'stride': Param('shape', ()), 'dilate': Param('shape', ()),
+              'pad': Param('shape', ())}
+    if deconv:
+        params.update(adj=Param('shape', ()), target_shape=Param('shape', ()))
+    params.update(
+        num_filter=Param('int'), num_group=Param('int', 1),
+        workspace=Param('int', 512 if deconv else 1024), no_bias=Param('bool', deconv),
+        cudnn_tune=Param('str?', None, choices=(None, 'off', 'limited_workspace', 'fastest')),
+        cudnn_off=Param('bool', False), layout=Param('str?', None, choices=_LAYOUTS))
+    return params
 
 
 class _ConvBase(Operator):
@@ -121,7 +126,7 @@ class Convolution(_ConvBase):
 
     Weight shape (num_filter, C/num_group, *kernel) in channel-first layouts."""
     op_name = 'Convolution'
-    params = dict(_COMMON, workspace=Param('int', 1024))
+    params = _conv_params(deconv=False)
 
     def infer_shape(self, in_shapes, out_shapes):
         ins, outs = list(in_shapes), list(out_shapes)
@@ -187,8 +192,7 @@ class Deconvolution(_ConvBase):
     Weight shape (C, num_filter/num_group, *kernel); output size
     stride*(in-1) + dilated_kernel - 2*pad + adj, or ``target_shape`` (pad and adj derived)."""
     op_name = 'Deconvolution'
-    params = dict(_COMMON, no_bias=Param('bool', True), workspace=Param('int', 512),
-                  adj=Param('shape', ()), target_shape=Param('shape', ()))
+    params = _conv_params(deconv=True)
 
     def setup(self):
         super().setup()

@@ -2,6 +2,7 @@
 the deprecated SoftmaxActivation (instance or channel mode)."""
 import numpy as np
 
+from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape, same_shape_infer
 
 __all__ = ['Softmax', 'LogSoftmax', 'Softmin', 'SoftmaxActivation']
@@ -25,7 +26,12 @@ class _SoftmaxBase(Operator):
     mirror_cheap = True
     backward_uses = ('outputs',)
 
+    takes_length = False
+
     def setup(self):
+        if self.p.use_length and not self.takes_length:
+            raise MXNetError('%s: use_length=True is supported by softmax only (MXNet 1.9.1 gives '
+                             '%s a single input)' % (self.op_name, self.op_name))
         if self.p.use_length or self.p.dtype is not None:
             self.backward_uses = ('inputs', 'outputs')
 
@@ -94,8 +100,10 @@ class _SoftmaxBase(Operator):
 
 @register
 class Softmax(_SoftmaxBase):
-    """exp(x / T) normalised along ``axis``."""
+    """exp(x / T) normalised along ``axis``; with ``use_length`` a second input gives the number
+    of valid positions along ``axis`` per row (the rest output 0)."""
     op_name = 'softmax'
+    takes_length = True
 
 
 @register

@@ -5,7 +5,7 @@ import pytest
 
 import mxmod as mx
 from mxmod.base import MXNetError
-from mxmod.ops.base import OpContext
+from mxmod.ops.base import OPS, OpContext
 from mxmod_tests.ops import nn_oracle
 from mxmod_tests.ops.opcheck import check_forward, check_grad, make, run_forward
 
@@ -220,3 +220,28 @@ def test_nd_functions_exist():
     np.testing.assert_allclose(y.asnumpy(), _softmax(x.asnumpy(), 1), rtol=1e-5)
     y = mx.nd.FullyConnected(x, mx.nd.ones((4, 3)), mx.nd.zeros((4,)), num_hidden=4)
     assert y.shape == (2, 4)
+
+
+_REQUIRED = {'kernel': '(2, 2)', 'num_filter': 1, 'num_hidden': 1, 'input_dim': 2, 'output_dim': 2,
+             'nsize': 3}
+_WIDEST = {'act_type': 'prelu', 'use_length': True, 'no_bias': False}
+
+
+@pytest.mark.parametrize('op_name', sorted(nn_oracle.META['signatures']))
+def test_parameter_names_and_order_match_mxnet(op_name):
+    """Parameters in MXNet's positional order; inputs named as MXNet names them."""
+    names = nn_oracle.META['signatures'][op_name]
+    cls = OPS[op_name]
+    assert [n for n in names if n in cls.params] == list(cls.params)
+    attrs = {k: v for k, v in dict(_REQUIRED, **_WIDEST).items() if k in cls.params}
+    if op_name != 'softmax':
+        attrs.pop('use_length', None)
+    if op_name == 'Activation':
+        attrs['act_type'] = 'relu'
+    op = make(op_name, **attrs)
+    assert op.list_arguments() + op.list_auxiliary_states() == [n for n in names if n not in cls.params]
+
+
+def test_use_length_only_for_softmax():
+    with pytest.raises(MXNetError, match='use_length'):
+        make('log_softmax', use_length='True')
