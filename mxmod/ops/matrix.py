@@ -137,6 +137,8 @@ class BatchDot(Operator):
         lshape, rshape = in_shapes
         if lshape is None or rshape is None:
             return in_shapes, out_shapes
+        if len(lshape) >= 2 and len(rshape) >= 2 and not (lshape[-1] and rshape[-2]):
+            return in_shapes, out_shapes    # MXNet infers nothing until these two are known
         out = _batch_shape(self.op_name, lshape, rshape, self.p.transpose_a, self.p.transpose_b)
         return in_shapes, [merge_shape(self.op_name, 'output', out_shapes[0], out)]
 

@@ -44,14 +44,6 @@ def reduced_shape(op, shape, axis, keepdims, exclude):
     return kept or (1,)
 
 
-def _save_shape(octx, x):
-    octx.saved['in_shape'] = tuple(x.shape)
-
-
-def _keep_shape(shape, axes):
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
-
-
 class _Reduce(Operator):
     """Reduction over ``axis`` (int, tuple or None) with ``keepdims`` and ``exclude``."""
     params = {'axis': Param('shape?', None), 'keepdims': Param('bool', False),
@@ -75,16 +67,15 @@ class _Reduce(Operator):
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
-        _save_shape(octx, x)
-        axes = self._axes(x.ndim)
-        out = self.reduce(octx.xp, x, axes)
+        octx.saved['in_shape'] = tuple(x.shape)
+        out = self.reduce(octx.xp, x, self._axes(x.ndim))
         axis, keepdims, exclude = self._axis_params()
         return [out.reshape(reduced_shape(self.op_name, x.shape, axis, keepdims, exclude))]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         shape = octx.saved.get('in_shape') or tuple(inputs[0].shape)
         axes = self._axes(len(shape))
-        small = _keep_shape(shape, axes)
+        small = tuple(1 if i in axes else d for i, d in enumerate(shape))
         dy = out_grads[0].reshape(small)
         y = outputs[0].reshape(small) if 'outputs' in self.backward_uses else None
         x = inputs[0] if 'inputs' in self.backward_uses else None
@@ -216,7 +207,7 @@ class _Search(Operator):
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
-        _save_shape(octx, x)
+        octx.saved['in_shape'] = tuple(x.shape)
         if self.p.axis is None:
             idx = getattr(x.reshape(-1), self.pick)()
         else:

@@ -90,6 +90,7 @@ def _out_shape(op_name, ins, **attrs):
     ('batch_dot', {}, [(2, 3, 4), (2, 4, 5)], (2, 3, 5)),
     ('batch_dot', {'transpose_a': True, 'transpose_b': True}, [(2, 4, 3), (2, 5, 4)], (2, 3, 5)),
     ('batch_dot', {}, [(2, 0, 4), (2, 4, 0)], (2, 0, 0)),
+    ('batch_dot', {}, [(0, 3, 4), (0, 4, 5)], (0, 3, 5)),
     ('batch_dot', {}, [(2, 2, 3, 4), (2, 2, 4, 5)], (2, 2, 3, 5)),
     ('linalg_gemm2', {}, [(3, 4), (4, 2)], (3, 2)),
     ('linalg_gemm2', {'axis': 1}, [(2, 3, 2, 4), (2, 4, 2, 5)], (2, 3, 2, 5)),
@@ -103,6 +104,7 @@ def test_infer_shape_fills_contracted_dimension_and_unknowns():
     ins, outs = _out_shape('dot', [(2, 0), (3, 4)])
     assert ins == [(2, 3), (3, 4)]
     assert _out_shape('dot', [None, (3, 4)])[1] == [None]
+    assert _out_shape('batch_dot', [(0, 3, 4), (0, 0, 5)])[1] == [None]   # as MXNet
 
 
 @pytest.mark.parametrize('op_name,attrs,ins', [
