@@ -39,8 +39,7 @@ class _PickledNDArray(NDArray):
         if raw is None:
             raise MXNetError('pickled NDArray has no data (state %r); MXNet writes '
                              "{'handle': bytearray(record)}" % (state,))
-        reader = serialization._Reader(bytes(raw), 'a pickled NDArray')  # pylint: disable=protected-access
-        data = serialization._read_record(reader, 0)  # pylint: disable=protected-access
+        data = serialization.record_from_bytes(raw, 'a pickled NDArray')
         if data is None:
             raise MXNetError('pickled NDArray holds an uninitialized (none) array')
         self._data = data
@@ -72,7 +71,7 @@ class _Pickler(pickle._Pickler):  # pylint: disable=protected-access
 
     def reducer_override(self, obj):  # pylint: disable=method-hidden
         if isinstance(obj, NDArray) and not isinstance(obj, type):
-            record = serialization._record_bytes(obj)  # pylint: disable=protected-access
+            record = serialization.record_to_bytes(obj)
             return (_MXNetNDArrayName, (None,), {'handle': bytearray(record)})
         return NotImplemented
 
