@@ -179,7 +179,7 @@ class Executor(object):
     def _gather(self, slots, ctx):
         vals = self._vals
         out = [vals[s] for s in slots]
-        if None in out:
+        if any(v is None for v in out):
             for i, s in enumerate(slots):
                 if out[i] is None:
                     self._recompute(s)
@@ -254,7 +254,7 @@ class Executor(object):
         if not op.is_loss:
             if all(g is None for g in ogs):
                 return
-            if None in ogs:
+            if any(g is None for g in ogs):
                 ogs = [g if g is not None else self._zeros(s) for g, s in zip(ogs, step.outputs)]
         ins = self._gather(step.inputs, octx.ctx) if step.read_inputs else step.no_inputs
         outs = self._gather(step.outputs, octx.ctx) if step.read_outputs else step.no_outputs

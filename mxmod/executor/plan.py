@@ -5,6 +5,8 @@ import os
 
 import numpy as np
 
+from ..base import MXNetError
+
 from ..symbol.graph import topo_order, aux_variable_ids
 
 
@@ -103,6 +105,11 @@ class Plan(object):
         receives = self._receiving_gradient()
         for step in self.steps:
             step.needs_grad = step.needs_grad and step.index in receives
+            if step.needs_grad and not step.op.differentiable:
+                raise MXNetError('Operator %s (%s) is non-differentiable: its gradient is needed '
+                                 'because an input of it requires one; set grad_req to null for '
+                                 'those arguments or stop the gradient with BlockGrad'
+                                 % (step.op.op_name, step.name))
         return [s for s in reversed(self.steps) if s.needs_grad]
 
     def _receiving_gradient(self):

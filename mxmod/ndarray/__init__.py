@@ -16,6 +16,8 @@ def _install_ops(namespace):
 
 
 _install_ops(globals())
+from .dispatch import FUNCTIONS as _FUNCTIONS  # noqa: E402
+globals().update(_FUNCTIONS)
 
 
 class _Namespace(object):

@@ -218,6 +218,7 @@ class Operator(object):
     aux_states = ()
     is_loss = False          # head gradients are ignored (loss layers)
     propagates_grad = True   # False: the gradient of every input is zero (BlockGrad...)
+    differentiable = True    # False: binding a graph that needs its gradient is an error
     mirror_cheap = False     # may be recomputed during backward when mirroring
     backward_uses = ('inputs', 'outputs')   # what backward reads (for memory planning)
 

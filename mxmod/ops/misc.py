@@ -139,3 +139,26 @@ class IdentityAttrLikeRhs(Operator):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return [out_grads[0], None]
+
+
+@register
+class BatchTake(Operator):
+    """``out[i] = a[i, indices[i]]`` for a 2-D ``a`` (deprecated in MXNet; no gradient)."""
+    op_name = 'batch_take'
+    arguments = ('a', 'indices')
+    differentiable = False
+
+    def infer_shape(self, in_shapes, out_shapes):
+        a, idx = in_shapes
+        if a is None:
+            return in_shapes, out_shapes
+        return [a, (a[0],)], [(a[0],)]
+
+    def infer_type(self, in_types, out_types):
+        return [in_types[0], in_types[1] or 'int32'], [in_types[0]]
+
+    def forward(self, octx, inputs, aux):
+        a, idx = inputs
+        xp = octx.xp
+        cols = xp.clip(idx.astype('int64'), 0, a.shape[1] - 1)
+        return [a[xp.arange(a.shape[0]), cols]]

@@ -39,7 +39,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     attrs = AttrScope.current().get(attr)
     attrs = normalize_attrs(attrs)
     if shape is not None:
-        attrs['__shape__'] = attr_str(tuple(shape))
+        attrs['__shape__'] = str(shape) if isinstance(shape, int) else attr_str(tuple(shape))
     if lr_mult is not None:
         attrs['__lr_mult__'] = str(lr_mult)
     if wd_mult is not None:
