@@ -45,9 +45,11 @@ def assign(arr, values):
 
 
 def _norm_stat(arr):
-    """Default verbose statistic: ||x|| / sqrt(size)."""
-    data = arr.asnumpy().astype(np.float64)
-    return str(np.sqrt(np.sum(data * data)) / sqrt(data.size))
+    """Default verbose statistic: ||x|| / sqrt(size), in the array's float precision."""
+    data = arr.asnumpy()
+    dtype = data.dtype if data.dtype.kind == 'f' else np.dtype(np.float32)
+    norm = dtype.type(np.sqrt(np.sum(np.square(data.astype(np.float64)))))
+    return str(norm / dtype.type(sqrt(data.size)))
 
 
 # (suffix, method) rules of the InitDesc path, checked in order.
