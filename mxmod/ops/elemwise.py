@@ -56,6 +56,7 @@ _unary('log10', lambda xp, x: xp.log10(x), lambda xp, x, y, dy: dy / (x * np.log
 _unary('sqrt', lambda xp, x: xp.sqrt(x), lambda xp, x, y, dy: dy / (2 * y), uses=('outputs',))
 _unary('rsqrt', lambda xp, x: 1 / xp.sqrt(x), lambda xp, x, y, dy: -0.5 * dy * y * y * y, uses=('outputs',))
 _unary('cbrt', lambda xp, x: xp.cbrt(x), lambda xp, x, y, dy: dy / (3 * y * y), uses=('outputs',))
+_unary('rcbrt', lambda xp, x: 1 / xp.cbrt(x), lambda xp, x, y, dy: -dy * y / (3 * x), uses=('inputs', 'outputs'))
 _unary('square', lambda xp, x: x * x, lambda xp, x, y, dy: 2 * x * dy, uses=('inputs',))
 _unary('abs', lambda xp, x: xp.abs(x), lambda xp, x, y, dy: dy * xp.sign(x), uses=('inputs',))
 _unary('sign', lambda xp, x: xp.sign(x), _zero_grad, uses=())

@@ -75,12 +75,12 @@ _FLUENT_RENAMED = {'split': 'SliceChannel', 'swapaxes': 'SwapAxis', 'flip': 'rev
 
 def _fluent(self, name):
     from ..ops.base import OPS  # pylint: disable=import-outside-toplevel
-    op_name = _FLUENT_RENAMED.get(name, name)
+    op_name = name if name in OPS else _FLUENT_RENAMED.get(name, name)
     if name.startswith('_') or op_name not in OPS:
         raise AttributeError("'Symbol' object has no attribute %r" % name)
 
     def method(*args, **kwargs):
-        return create(op_name, op_name.lower(), (self,) + args, kwargs)
+        return create(op_name, name.lower(), (self,) + args, kwargs)
     return method
 
 
