@@ -174,6 +174,8 @@ class DataParallelExecutorGroup(object):
         """simple_bind the ``i``-th executor, sharing parameters with ``shared_group``."""
         shared_exec = None if shared_group is None else shared_group.execs[i]
         input_descs = list(data_shapes) + list(label_shapes or [])
+        if shared_group is not None:
+            self._warn_reallocation(self.shared_data_arrays[i], input_descs)
         executor = self.symbol.simple_bind(
             ctx=self.contexts[i], grad_req=self.grad_req,
             type_dict=self._input_types(data_shapes, label_shapes),
@@ -182,6 +184,17 @@ class DataParallelExecutorGroup(object):
             **{d.name: d.shape for d in input_descs})
         self._total_exec_bytes += _exec_bytes(executor)
         return executor
+
+    def _warn_reallocation(self, shared_buffer, input_descs):
+        """Warn when an input outgrows the shared buffer (the default bucket should be largest)."""
+        for desc in input_descs:
+            old = shared_buffer.get(desc.name)
+            if old is not None and int(np.prod(desc.shape)) > old.size:
+                self.logger.warning(
+                    'bucketing: data "%s" has a shape %s, which is larger than already allocated '
+                    'shape %s. Need to re-allocate. Consider putting default_bucket_key to be the '
+                    'bucket taking the largest input for better memory sharing.',
+                    desc.name, desc.shape, old.shape)
 
     def _input_types(self, data_shapes, label_shapes):
         """Input dtypes from the descriptors; a data variable's ``__dtype__`` attribute wins."""
