@@ -1,6 +1,6 @@
 """Convolution and Deconvolution over 1, 2 or 3 spatial axes (im2col + one GEMM per call).
 
-Importing this module also registers Pooling (``pooling.py``)."""
+Importing this module also registers Pooling (``pooling.py``) and UpSampling (``upsampling.py``)."""
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
@@ -269,3 +269,6 @@ class Deconvolution(_ConvBase):
         if not self.p.no_bias:
             grads.append(self._bias_grad(dy) if need[2] else None)
         return grads
+
+
+from . import upsampling as _upsampling  # noqa: E402,F401  (registers UpSampling; needs Deconvolution)

@@ -15,12 +15,12 @@ from mxmod_tests.ops.opcheck import check_forward, check_grad, make, run_forward
 rng = np.random.RandomState(1)
 
 
-@pytest.mark.parametrize('case', nn_oracle.case_names(('Convolution', 'Deconvolution', 'Pooling')))
+@pytest.mark.parametrize('case', nn_oracle.case_names(('Convolution', 'Deconvolution', 'Pooling', 'UpSampling')))
 def test_matches_mxnet(case):
     nn_oracle.run_case(case)
 
 
-@pytest.mark.parametrize('case', nn_oracle.shape_names(('Convolution', 'Deconvolution', 'Pooling')))
+@pytest.mark.parametrize('case', nn_oracle.shape_names(('Convolution', 'Deconvolution', 'Pooling', 'UpSampling')))
 def test_shape_inference_matches_mxnet(case):
     nn_oracle.shape_case(case)
 
@@ -231,6 +231,34 @@ def test_pooling_shapes_and_errors():
         make('Pooling', kernel=(2, 2), pool_type='lp')
     with pytest.raises(MXNetError, match='pool_type'):
         make('Pooling', kernel=(2, 2), pool_type='median')
+
+
+# ---- UpSampling -------------------------------------------------------------------------------
+def test_upsampling_nearest_concat_sum_and_grad():
+    a, b = rng.randn(2, 2, 2, 3), rng.randn(2, 1, 4, 6)
+    attrs = {'scale': '2', 'sample_type': 'nearest', 'num_args': '2'}
+    want = np.concatenate([a.repeat(2, axis=2).repeat(2, axis=3), b], axis=1)
+    check_forward('UpSampling', attrs, [a, b], [want])
+    check_grad('UpSampling', attrs, [a, b])
+    c = rng.randn(2, 2, 1, 1)
+    attrs = dict(attrs, scale='4', multi_input_mode='sum')
+    check_forward('UpSampling', attrs, [rng.randn(2, 2, 1, 1) * 0 + c, a[:, :, :1, :1]],
+                  [np.broadcast_to(c + a[:, :, :1, :1], (2, 2, 4, 4))])
+    op = make('UpSampling', scale=2, sample_type='nearest', num_args=3)
+    assert op.list_arguments() == ['arg0', 'arg1', 'arg2']
+    assert op.infer_shape([(1, 2, 3, 3), (1, 1, 6, 6), (1, 4, 2, 2)], [None])[1] == [(1, 7, 6, 6)]
+    with pytest.raises(MXNetError, match='divide'):
+        op.infer_shape([(1, 2, 3, 3), (1, 1, 4, 4), (1, 4, 2, 2)], [None])
+
+
+def test_upsampling_bilinear_is_grouped_deconvolution():
+    x, w = rng.randn(1, 2, 3, 3), rng.randn(2, 1, 4, 4)
+    attrs = {'scale': '2', 'sample_type': 'bilinear', 'num_args': '1', 'num_filter': '2'}
+    deconv = run_forward(make('Deconvolution', kernel=(4, 4), stride=(2, 2), pad=(1, 1),
+                              num_filter=2, num_group=2), [x, w])[0]
+    check_forward('UpSampling', attrs, [x, w], [deconv])
+    check_grad('UpSampling', attrs, [x, w])
+    assert make('UpSampling', **attrs).list_arguments() == ['data', 'weight']
 
 
 @pytest.mark.slow
