@@ -4,7 +4,7 @@ Importing this module also registers the softmax family (``softmax.py``)."""
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape, same_shape_infer
+from .base import Operator, Param, register, merge_shape
 from . import softmax as _softmax  # noqa: F401  (registers softmax, log_softmax, ...)
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout', 'Embedding']
@@ -309,5 +309,6 @@ class Embedding(Operator):
         if xp is np:
             np.add.at(grad, idx, dy)
         else:
-            xp.add.at(grad, idx, dy)
+            import cupyx  # pylint: disable=import-outside-toplevel
+            cupyx.scatter_add(grad, idx, dy)
         return [None, grad]

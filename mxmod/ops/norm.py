@@ -1,8 +1,6 @@
 """Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, LRN and L2Normalization."""
-import numpy as np
-
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape, same_shape_infer
+from .base import Operator, Param, register, merge_shape
 
 __all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization']
 

@@ -8,7 +8,7 @@ import pytest
 
 import mxmod as mx
 from mxmod.base import MXNetError
-from mxmod.ops.base import OPS, OpContext
+from mxmod.ops.base import OpContext
 from mxmod_tests.conftest import GOLDEN
 from mxmod_tests.ops import nn_oracle
 from mxmod_tests.ops.opcheck import check_forward, check_grad, make, run_forward
@@ -104,38 +104,35 @@ def test_batchnorm_float16_types_and_partial_shapes():
     assert out[0].dtype == np.float16 and out[1].dtype == np.float32
 
 
-def test_convnet_golden_forward_backward_and_moving_stats():
-    """Chain conv -> BN -> relu -> max pool -> conv -> BN -> relu -> avg pool -> FC like MXNet's
-    golden convnet and compare outputs, gradients and the BatchNorm moving statistics."""
-    g = np.load(os.path.join(GOLDEN, 'convnet.npz'))
-    layers = [('conv1', make('Convolution', kernel='(3, 3)', pad='(1, 1)', num_filter='4')),
-              ('bn1', make('BatchNorm')), ('relu1', make('Activation', act_type='relu')),
-              ('pool1', make('Pooling', kernel='(2, 2)', stride='(2, 2)')),
-              ('conv2', make('Convolution', kernel='(3, 3)', pad='(1, 1)', num_filter='6')),
-              ('bn2', make('BatchNorm', fix_gamma='False')), ('relu2', make('Activation', act_type='relu')),
-              ('pool2', make('Pooling', kernel='(2, 2)', stride='(2, 2)', pool_type='avg')),
-              ('flatten', make('Flatten') if 'Flatten' in OPS else None),
-              ('fc1', make('FullyConnected', num_hidden='5'))]
-    for is_train, key in ((False, 'output_infer:0'), (True, 'output:0')):
-        params = {k[6:]: g[k].copy() for k in g.files if k.startswith('param:')}
-        aux = {k[4:]: g[k].copy() for k in g.files if k.startswith('aux:')}
-        x, tape = g['input:data'], []
-        for name, op in layers:
-            if name == 'flatten':
-                tape.append((name, None, None, x.shape, None, None))
-                x = x.reshape(x.shape[0], -1)
-                continue
-            octx = OpContext(np, mx.cpu(), is_train=is_train)
-            args = [x] + [params['%s_%s' % (name, a)] for a in op.list_arguments()[1:]]
-            ax = [aux['%s_%s' % (name, a)] for a in op.list_auxiliary_states()]
-            outs = op.forward(octx, args, ax)
-            tape.append((name, op, octx, args, outs, ax))
-            x = outs[0]
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        prob = e / e.sum(axis=1, keepdims=True)
-        np.testing.assert_allclose(prob, g[key], rtol=1e-5, atol=1e-6)
-    dy = prob.copy()
-    dy[np.arange(2), g['input:softmax_label'].astype(int)] -= 1
+def _convnet_layers():
+    return [('conv1', make('Convolution', kernel='(3, 3)', pad='(1, 1)', num_filter='4')),
+            ('bn1', make('BatchNorm')), ('relu1', make('Activation', act_type='relu')),
+            ('pool1', make('Pooling', kernel='(2, 2)', stride='(2, 2)')),
+            ('conv2', make('Convolution', kernel='(3, 3)', pad='(1, 1)', num_filter='6')),
+            ('bn2', make('BatchNorm', fix_gamma='False')), ('relu2', make('Activation', act_type='relu')),
+            ('pool2', make('Pooling', kernel='(2, 2)', stride='(2, 2)', pool_type='avg')),
+            ('flatten', None), ('fc1', make('FullyConnected', num_hidden='5'))]
+
+
+def _convnet_forward(g, params, aux, is_train):
+    """Run the golden convnet layer by layer; return softmax probabilities and the tape."""
+    x, tape = g['input:data'], []
+    for name, op in _convnet_layers():
+        if op is None:
+            tape.append((name, None, None, x.shape, None, None))
+            x = x.reshape(x.shape[0], -1)
+            continue
+        octx = OpContext(np, mx.cpu(), is_train=is_train)
+        args = [x] + [params['%s_%s' % (name, a)] for a in op.list_arguments()[1:]]
+        ax = [aux['%s_%s' % (name, a)] for a in op.list_auxiliary_states()]
+        outs = op.forward(octx, args, ax)
+        tape.append((name, op, octx, args, outs, ax))
+        x = outs[0]
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), tape
+
+
+def _convnet_backward(tape, dy):
     grads = {}
     for name, op, octx, args, outs, ax in reversed(tape):
         if op is None:
@@ -146,6 +143,21 @@ def test_convnet_golden_forward_backward_and_moving_stats():
         grads.update({'%s_%s' % (name, a): r for a, r in zip(op.list_arguments()[1:], res[1:])})
         dy = res[0]
     grads['data'] = dy
+    return grads
+
+
+def test_convnet_golden_forward_backward_and_moving_stats():
+    """Chain conv -> BN -> relu -> max pool -> conv -> BN -> relu -> avg pool -> FC like MXNet's
+    golden convnet and compare outputs, gradients and the BatchNorm moving statistics."""
+    g = np.load(os.path.join(GOLDEN, 'convnet.npz'))
+    for is_train, key in ((False, 'output_infer:0'), (True, 'output:0')):
+        params = {k[6:]: g[k].copy() for k in g.files if k.startswith('param:')}
+        aux = {k[4:]: g[k].copy() for k in g.files if k.startswith('aux:')}
+        prob, tape = _convnet_forward(g, params, aux, is_train)
+        np.testing.assert_allclose(prob, g[key], rtol=1e-5, atol=1e-6)
+    dy = prob.copy()
+    dy[np.arange(2), g['input:softmax_label'].astype(int)] -= 1
+    grads = _convnet_backward(tape, dy)
     for k in g.files:
         if k.startswith('grad:'):
             np.testing.assert_allclose(grads[k[5:]], g[k], rtol=1e-4, atol=2e-6, err_msg=k)
