@@ -45,8 +45,10 @@ def run_case(name, rtol=1e-4, atol=1e-5):
     for i, oname in enumerate(meta['outputs']):
         if oname.endswith('mask'):
             continue
-        np.testing.assert_allclose(outs[i], _NPZ['%s/out:%d' % (name, i)], rtol=rtol, atol=atol,
+        want = _NPZ['%s/out:%d' % (name, i)]
+        np.testing.assert_allclose(outs[i], want, rtol=rtol, atol=atol,
                                    err_msg='%s: output %s' % (name, oname))
+        assert outs[i].dtype == want.dtype, (name, oname, outs[i].dtype, want.dtype)
     if meta['grad']:
         heads = [_NPZ['%s/head:%d' % (name, i)] if i < len(meta['outputs']) else np.zeros_like(o)
                  for i, o in enumerate(outs)]
@@ -57,6 +59,7 @@ def run_case(name, rtol=1e-4, atol=1e-5):
             if key in _NPZ.files:
                 np.testing.assert_allclose(grads[i], _NPZ[key], rtol=rtol, atol=atol,
                                            err_msg='%s: gradient of %s' % (name, aname))
+                assert grads[i].dtype == _NPZ[key].dtype, (name, aname, grads[i].dtype)
     for i, aname in enumerate(meta['aux']):
         np.testing.assert_allclose(aux[i], _NPZ['%s/aux_after:%s' % (name, aname)], rtol=rtol,
                                    atol=atol, err_msg='%s: %s after the step' % (name, aname))
