@@ -109,7 +109,8 @@ def main():
               % (name, res['step_us'], res['step_metric_us'], res['fit_us_per_batch']))
     if 'mxnet' in results:
         for key in ('step_us', 'step_metric_us', 'fit_us_per_batch'):
-            print('ratio mxmod/mxnet %-16s %.2f' % (key, results['mxmod'][key] / results['mxnet'][key]))
+            ratio = results['mxmod'][key] / results['mxnet'][key]
+            print('ratio mxmod/mxnet %-16s %.2f' % (key, ratio))
     else:
         print('MXNet reference: fit 509 us/batch (reference/README.md); ratio %.2f'
               % (results['mxmod']['fit_us_per_batch'] / 509.0))

@@ -93,7 +93,8 @@ class KVStoreBase(object):
     def register(klass):
         """Register a KVStoreBase subclass under its lower-cased class name for :func:`create`."""
         if not (isinstance(klass, type) and issubclass(klass, KVStoreBase)):
-            raise TypeError('KVStoreBase.register expects a KVStoreBase subclass, got %r' % (klass,))
+            raise TypeError('KVStoreBase.register expects a KVStoreBase subclass, got %r'
+                            % (klass,))
         return _REGISTRY.register(klass)
 
 

@@ -91,7 +91,8 @@ class KVStore(KVStoreBase):
         for k, vals in pairs:
             if k in self._store or len(vals) != 1:
                 raise MXNetError('init: duplicate init of key %r. Please double check if you '
-                                 'called kv.init or kv.broadcast with this key multiple times' % (k,))
+                                 'called kv.init or kv.broadcast with this key multiple times'
+                                 % (k,))
         for k, vals in pairs:
             self._store[k] = _dense(vals[0]).copyto(cpu())
         if kind is not None:
@@ -165,7 +166,8 @@ class KVStore(KVStoreBase):
             raise MXNetError('row_sparse_pull needs both out= and row_ids=')
         _, pairs = self._pairs(key, out, 'row_sparse_pull')
         flat_ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
-        flat_ids = [r for ids in flat_ids for r in (ids if isinstance(ids, (list, tuple)) else [ids])]
+        flat_ids = [r for ids in flat_ids
+                    for r in (ids if isinstance(ids, (list, tuple)) else [ids])]
         n_outs = sum(len(outs) for _, outs in pairs)
         if len(flat_ids) not in (1, n_outs):
             raise MXNetError('row_sparse_pull: %d row_ids for %d outputs' % (len(flat_ids), n_outs))
@@ -223,7 +225,8 @@ class KVStore(KVStoreBase):
         if stored.context != merged.context and (self._on_device or self._updater is not None):
             stored = self._store[key] = stored.copyto(merged.context)
         if self._updater is None:
-            stored[:] = merged if merged.context == stored.context else merged.copyto(stored.context)
+            same = merged.context == stored.context
+            stored[:] = merged if same else merged.copyto(stored.context)
         else:
             self._updater(key, merged, stored)
 

@@ -61,7 +61,7 @@ def _stype(arr):
 
 
 def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
-    """Put every parameter into the store; with ``update_on_kvstore`` also copy it to the devices."""
+    """Put every parameter into the store (with ``update_on_kvstore`` also onto the devices)."""
     for idx, param_on_devs in enumerate(param_arrays):
         name = param_names[idx]
         if not update_on_kvstore or _stype(arg_params[name]) != 'default':

@@ -339,7 +339,7 @@ class Module(OptimizerMixin, BaseModule):
         self._exec_group.backward(out_grads=out_grads)
 
     def get_outputs(self, merge_multi_context=True):
-        """Outputs of the last forward (merged over devices unless ``merge_multi_context=False``)."""
+        """Outputs of the last forward (merged over devices unless merge_multi_context=False)."""
         self._require('get_outputs')
         return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
 

@@ -27,7 +27,8 @@ def _pool(size):
 
 def run_per_device(func, items):
     """Call ``func(i, item)`` for every item (one per device) and return the results in order."""
-    if len(items) <= 1 or not _enabled() or threading.current_thread().name.startswith('mxmod-exec'):
+    nested = threading.current_thread().name.startswith('mxmod-exec')
+    if len(items) <= 1 or nested or not _enabled():
         return [func(i, item) for i, item in enumerate(items)]
     futures = [_pool(len(items)).submit(func, i, item) for i, item in enumerate(items)]
     return [f.result() for f in futures]

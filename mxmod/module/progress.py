@@ -8,7 +8,7 @@ __all__ = ['progress_enabled', 'ProgressBar']
 
 
 def progress_enabled(progress_bar):
-    """Resolve the ``progress_bar`` argument (None -> the MXMOD_PROGRESS_BAR environment variable)."""
+    """Resolve ``progress_bar`` (None -> the MXMOD_PROGRESS_BAR environment variable)."""
     if progress_bar is None:
         return os.environ.get('MXMOD_PROGRESS_BAR', '0') not in ('0', '', 'false', 'False')
     return bool(progress_bar)

@@ -32,7 +32,8 @@ class SequentialModule(BaseModule):
         ``auto_wiring=True`` (rename the previous outputs to its data names). Returns self."""
         for key in kwargs:
             if key not in self._meta_keys:
-                raise ValueError('Unknown meta "%s", a typo? Known: %s' % (key, sorted(self._meta_keys)))
+                raise ValueError('Unknown meta "%s", a typo? Known: %s'
+                                 % (key, sorted(self._meta_keys)))
         self._modules.append(module)
         self._metas.append(kwargs)
         self.binded = False

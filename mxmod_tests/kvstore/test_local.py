@@ -164,3 +164,28 @@ def test_two_bit_compression_matches_mxnet():
         out = mx.nd.zeros((5,))
         single.pull(0, out=out)
         np.testing.assert_allclose(out.asnumpy(), expected[step], atol=1e-7)
+
+
+@pytest.mark.parametrize('kvtype', ['local', 'device'])
+def test_optimizer_on_store_matches_mxnet(tmp_path, kvtype):
+    # MXNet 1.9.1: SGD(lr .1, momentum .9, rescale .5), two pushes of two devices' gradients
+    kv = mx.kv.create(kvtype)
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, rescale_grad=0.5))
+    kv.init('w', mx.nd.ones((3,)))
+    for _ in range(2):
+        kv.push('w', [mx.nd.array([1, 2, 3]), mx.nd.array([1, 1, 1], ctx=mx.cpu(1))])
+    out = mx.nd.zeros((3,))
+    kv.pull('w', out=out)
+    np.testing.assert_allclose(out.asnumpy(), [0.71, 0.565, 0.42], rtol=1e-6)
+    fname = str(tmp_path / 'kv.states')
+    kv.save_optimizer_states(fname)
+    other = mx.kv.create(kvtype)
+    other.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, rescale_grad=0.5))
+    other.load_optimizer_states(fname)
+    np.testing.assert_allclose(other._updater.states['w'].asnumpy(), [-0.19, -0.285, -0.38],
+                               rtol=1e-6)
+
+
+def test_optimizer_states_need_an_optimizer(tmp_path):
+    with pytest.raises(MXNetError, match='set_optimizer'):
+        mx.kv.create().save_optimizer_states(str(tmp_path / 'x'))

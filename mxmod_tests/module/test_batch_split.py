@@ -30,7 +30,8 @@ def test_split_input_slice_matches_mxnet(batch_size, workload, expected):
 
 def test_load_general_slices_along_axis():
     src = mx.nd.array(np.arange(24).reshape(2, 6, 2))
-    dsts = [(slice(0, 2), mx.nd.zeros((2, 2, 2))), (slice(2, 6), mx.nd.zeros((2, 4, 2), ctx=mx.cpu(1)))]
+    dsts = [(slice(0, 2), mx.nd.zeros((2, 2, 2))),
+            (slice(2, 6), mx.nd.zeros((2, 4, 2), ctx=mx.cpu(1)))]
     _load_general([src], [dsts], [1])
     np.testing.assert_array_equal(dsts[0][1].asnumpy(), src.asnumpy()[:, 0:2])
     np.testing.assert_array_equal(dsts[1][1].asnumpy(), src.asnumpy()[:, 2:6])

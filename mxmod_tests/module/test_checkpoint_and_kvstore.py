@@ -116,8 +116,9 @@ def test_update_params_indices_per_device():
     grads = [[mx.nd.ones((2,)), mx.nd.ones((2,), ctx=mx.cpu(1)) * 3], [None, None]]
     kv = mx.kv.create('local')
     kv.init('a', mx.nd.zeros((2,)))
-    _update_params(weights, grads, lambda i, g, w: calls.append((list(i), [x.asnumpy() for x in g])),
-                   num_device=2, kvstore=kv, param_names=['a', 'b'])
+    def updater(indices, grad_list, _weights):
+        calls.append((list(indices), [x.asnumpy() for x in grad_list]))
+    _update_params(weights, grads, updater, num_device=2, kvstore=kv, param_names=['a', 'b'])
     assert [c[0] for c in calls] == [[0], [1]]
     for _, (grad,) in calls:
         np.testing.assert_array_equal(grad, [4, 4])  # summed across devices in place

@@ -108,7 +108,8 @@ def test_fit_and_score_event_order_matches_mxnet():
     mod.fit(Iter(3), eval_data=Iter(2), num_epoch=2, monitor=Monitor(),
             batch_end_callback=lambda p: log.append('batch_end%d/%d' % (p.epoch, p.nbatch)),
             epoch_end_callback=lambda e, s, a, x: log.append('epoch_end%d' % e),
-            eval_batch_end_callback=lambda p: log.append('eval_batch_end%d/%d' % (p.epoch, p.nbatch)),
+            eval_batch_end_callback=lambda p: log.append('eval_batch_end%d/%d'
+                                                         % (p.epoch, p.nbatch)),
             eval_end_callback=lambda p: log.append('eval_end%d/%d' % (p.epoch, p.nbatch)))
     assert log == MXNET_EVENTS
 
