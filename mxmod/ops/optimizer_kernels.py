@@ -9,7 +9,7 @@ import numpy as np
 __all__ = ['scalar', 'clip', 'sgd', 'sgd_mom', 'multi_sgd', 'mp_sgd', 'mp_sgd_mom', 'nag_mom',
            'mp_nag_mom', 'adam', 'rmsprop', 'rmspropalex', 'ftrl', 'ftml', 'signsgd', 'signum',
            'lamb_phase1', 'lamb_phase2', 'mp_lamb_phase1', 'mp_lamb_phase2', 'multi_lamb',
-           'l2norm']
+           'sum_sq', 'l2norm']
 
 F32 = np.dtype(np.float32)
 
@@ -287,14 +287,17 @@ def multi_lamb(xp, weight, grad, mean, var, weight32, lr, wd, t, beta1, beta2, e
     return new.astype(weight.dtype)
 
 
-def _sum_sq_root(xp, x):
-    """sqrt of the sum of squares as multi_sum_sq computes it on CPU: squares in the array's
-    dtype, added one by one to a float32 accumulator."""
+def sum_sq(xp, x):
+    """The sum of squares as ``multi_sum_sq`` computes it on CPU: squares in the array's dtype,
+    added one by one to a float32 accumulator (returns a numpy float32)."""
     squares = (x * x).reshape(-1).astype(F32)
     if squares.size == 0:
         return np.float32(0)
-    total = np.float32(float(xp.cumsum(squares, dtype=F32)[-1]))
-    return np.sqrt(total)
+    return np.float32(float(xp.cumsum(squares, dtype=F32)[-1]))
+
+
+def _sum_sq_root(xp, x):
+    return np.sqrt(sum_sq(xp, x))
 
 
 def l2norm(xp, x):

@@ -18,7 +18,8 @@ from ..ndarray import serialization
 __all__ = ['dumps', 'loads']
 
 _NDARRAY = ('mxnet.ndarray.ndarray', 'NDArray')
-_MODULE_RENAMES = (('mxmod.optimizer', 'mxnet.optimizer.optimizer'),
+_MODULE_RENAMES = (('mxmod.optimizer.contrib', 'mxnet.optimizer.contrib'),
+                   ('mxmod.optimizer', 'mxnet.optimizer.optimizer'),
                    ('mxmod.lr_scheduler', 'mxnet.lr_scheduler'),
                    ('numpy._core', 'numpy.core'))
 
@@ -54,7 +55,7 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module, name):
         if (module, name) == _NDARRAY:
             return _PickledNDArray
-        if module == 'mxnet.optimizer.optimizer' or module.startswith('mxnet.optimizer'):
+        if module == 'mxnet.optimizer.optimizer':
             return getattr(importlib.import_module('mxmod.optimizer'), name)
         if module.startswith('mxnet.') or module == 'mxnet':
             target = 'mxmod' + module[len('mxnet'):]

@@ -3,7 +3,7 @@
 Plain data only: this file is imported both by gen_oracle.py under MXNet's interpreter and by the
 mxmod tests."""
 
-SHAPES = [(3, 4), (5,)]          # index 0 'fc1_weight', index 1 'fc1_bias'
+SHAPES = [(3, 4), (5, 2)]        # index 0 'fc1_weight', index 1 'fc1_bias'
 NAMES = {0: 'fc1_weight', 1: 'fc1_bias'}
 STEPS = 5
 
@@ -54,6 +54,16 @@ CASES = {
     'lamb_mp': ('lamb', dict(_FULL, learning_rate=0.01, multi_precision=True), 'float16', None,
                 {}, {}),
     'test': ('test', {'rescale_grad': 0.5}, 'float32', None, {}, {}),
+    'lars': ('lars', dict(_FULL, momentum=0.9, eta=0.01, eps=1e-3), 'float32', _SCHED_FACTOR,
+             {}, {}),
+    'lars_mp': ('lars', dict(_FULL, momentum=0.9, multi_precision=True), 'float16', None, {},
+                {}),
+    'lbsgd': ('lbsgd', dict(_FULL, momentum=0.9, batch_scale=2, warmup_epochs=1,
+                            updates_per_epoch=4), 'float32', None, {}, {}),
+    'lbsgd_lars': ('lbsgd', dict(_FULL, warmup_strategy='lars', batch_scale=1), 'float32',
+                   None, {}, {}),
+    'groupadagrad': ('groupadagrad', {'clip_gradient': 0.5, 'rescale_grad': 0.7,
+                                      'learning_rate': 0.1}, 'float32', None, {}, {}),
 }
 
 # scheduler name -> (class, kwargs, num_updates queried in order)
