@@ -2,7 +2,8 @@
 (MXNet keeps them in this one module; mxmod splits them by family and re-exports them here)."""
 from .base import Optimizer, register, create
 from .sgd import SGD, ccSGD, NAG, Signum, SGLD, DCASGD
-from .adaptive import Adam, Adamax, Nadam, AdaGrad, RMSProp, AdaDelta, Ftrl, FTML, LAMB, Test
+from .adaptive import Adam, Adamax, Nadam, AdaGrad, RMSProp, AdaDelta, Ftrl, FTML, Test
+from .lamb import LAMB
 from .large_batch import LARS, LBSGD
 from .updater import Updater, get_updater
 
