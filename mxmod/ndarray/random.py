@@ -88,8 +88,8 @@ def normal(loc=0, scale=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwarg
 
 
 def randn(*shape, **kwargs):
-    """Draw standard-normal samples of shape ``shape`` (``loc``, ``scale``, ``dtype``, ``ctx``,
-    ``out`` may be given as keywords).
+    """Draw normal samples of shape ``shape`` (``loc`` and ``scale``, numbers or NDArrays, and
+    ``dtype``, ``ctx``, ``out`` may be given as keywords).
 
     Returns
     -------
@@ -100,9 +100,10 @@ def randn(*shape, **kwargs):
     dtype = kwargs.pop('dtype', _Null)
     ctx = kwargs.pop('ctx', None)
     out = kwargs.pop('out', None)
-    if not isinstance(loc, numeric_types) or not isinstance(scale, numeric_types):
-        raise TypeError('randn: loc and scale must be numbers, got %s and %s'
-                        % (type(loc).__name__, type(scale).__name__))
+    for value in (loc, scale):
+        if not isinstance(value, numeric_types + (NDArray,)):
+            raise TypeError('randn: loc and scale must be numbers or NDArrays, got %s'
+                            % type(value).__name__)
     return _random_helper('_random_normal', '_sample_normal', ('loc', 'scale'), [loc, scale],
                           shape or _Null, dtype, ctx, out, kwargs)
 
@@ -210,3 +211,23 @@ def randint(low, high, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
     """
     return _random_helper('_random_randint', None, ('low', 'high'), [low, high], shape, dtype,
                           ctx, out, kwargs)
+
+
+def _like_function(distr):
+    op_name = '_random_%s_like' % distr
+
+    def fn(data=None, out=None, name=None, **kwargs):
+        return invoke(op_name, [data], dict(kwargs, out=out))
+    fn.__name__ = distr + '_like'
+    fn.__doc__ = ('Draw %s samples with the shape and dtype of ``data`` (distribution '
+                  'parameters as keywords).' % distr)
+    return fn
+
+
+uniform_like = _like_function('uniform')
+normal_like = _like_function('normal')
+gamma_like = _like_function('gamma')
+exponential_like = _like_function('exponential')
+poisson_like = _like_function('poisson')
+negative_binomial_like = _like_function('negative_binomial')
+generalized_negative_binomial_like = _like_function('generalized_negative_binomial')

@@ -8,7 +8,7 @@ axis. Parameterisations follow MXNet: gamma(alpha=shape, beta=scale), exponentia
 negative_binomial(k failures-to-successes, p success probability) and
 generalized_negative_binomial(mu mean, alpha dispersion), the latter two as gamma-Poisson mixtures."""
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import OPS as OPS_BY_NAME, Operator, Param, register, merge_shape
 
 _FLOATS = (None, 'float16', 'float32', 'float64')
 
@@ -123,6 +123,40 @@ _random_op('_random_negative_binomial', ('random_negative_binomial',), _negative
 _random_op('_random_generalized_negative_binomial', ('random_generalized_negative_binomial',),
            _generalized_negative_binomial, mu=Param('float', 1.0), alpha=Param('float', 1.0))
 
+
+
+# ---- _random_*_like: samples shaped and typed like the input --------------------------------------
+class _RandomLikeOp(Operator):
+    """Base of the samplers whose output takes the shape and dtype of ``data``."""
+    backward_uses = ()
+    dist_params = ()
+    sampler = None
+
+    def forward(self, octx, inputs, aux):
+        data = inputs[0]
+        values = [getattr(self.p, name) for name, _ in self.dist_params]
+        draw = type(self).sampler(octx.xp, octx.rng, tuple(data.shape), *values)
+        return [draw.astype(data.dtype)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [octx.xp.zeros_like(out_grads[0])]
+
+
+def _random_like_op(distr, sampler, base):
+    """Register ``_random_<distr>_like`` with the distribution parameters of ``base``."""
+    name = '_random_%s_like' % distr
+    cls = type(name, (_RandomLikeOp,), {
+        'op_name': name, 'aliases': (), 'sampler': staticmethod(sampler),
+        'dist_params': base.dist_params, 'params': dict(base.dist_params),
+        '__doc__': 'Samples of %s with the shape and dtype of the input.' % distr})
+    return register(cls)
+
+
+for _distr, _sampler in [('uniform', _uniform), ('normal', _normal), ('gamma', _gamma),
+                         ('exponential', _exponential), ('poisson', _poisson),
+                         ('negative_binomial', _negative_binomial),
+                         ('generalized_negative_binomial', _generalized_negative_binomial)]:
+    _random_like_op(_distr, _sampler, OPS_BY_NAME['_random_' + _distr])
 
 @register
 class RandInt(_RandomOp):

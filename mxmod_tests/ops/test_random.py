@@ -71,6 +71,21 @@ def test_per_element_samplers():
         assert fn(*nd_args).shape == (2,)
 
 
+def test_like_samplers_and_randn_with_arrays():
+    data = mx.nd.ones((300, 200), dtype='float64')
+    out = mx.nd.random.normal_like(data, loc=3.0, scale=0.5)
+    assert out.shape == data.shape and out.dtype == np.float64
+    mean, var = _moments(out)
+    assert abs(mean - 3.0) < 0.01 and abs(var - 0.25) < 0.01
+    mean, var = _moments(mx.nd.random.poisson_like(data, lam=2.0))
+    assert abs(mean - 2.0) < 0.03 and abs(var - 2.0) < 0.1
+    assert mx.nd.random.uniform_like(data, low=1, high=2).asnumpy().min() >= 1
+    assert make('_random_gamma_like').list_arguments() == ['data']
+    out = mx.nd.random.randn(2, 1000, loc=mx.nd.array([0.0, 5.0]), scale=mx.nd.array([1.0, 1.0]))
+    assert out.shape == (2, 2, 1000)
+    np.testing.assert_allclose(out.asnumpy().mean(axis=(1, 2)), [0, 5], atol=0.1)
+
+
 def test_multinomial():
     probs = mx.nd.array([[0.2, 0.3, 0.5], [0.9, 0.1, 0.0]])
     idx, logp = mx.nd.random.multinomial(probs, shape=N, get_prob=True)
