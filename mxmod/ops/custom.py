@@ -51,6 +51,7 @@ class Custom(Operator):
     Every attribute other than ``op_type`` is passed to the property's constructor as a string."""
     op_name = 'Custom'
     params = {'op_type': Param('str')}
+    accepts_any_params = True      # the symbol layer hands every attribute to __init__
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})
@@ -114,7 +115,7 @@ class Custom(Operator):
 
     def infer_type(self, in_types, out_types):
         n_args = self._counts()[0]
-        if all(t is None for t in in_types[:n_args]):
+        if n_args and all(t is None for t in in_types[:n_args]):
             return list(in_types), list(out_types)
         try:
             ins, outs, auxs = self._prop_types(list(in_types[:n_args]))

@@ -201,3 +201,43 @@ def test_defaults_and_errors():
         make('Custom')
     with pytest.raises(TypeError):
         mx.operator.register('bad')(object)
+
+
+class _Ones(mx.operator.CustomOp):
+    def __init__(self, shape):
+        super().__init__()
+        self.shape = shape
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], np.ones(self.shape, dtype=np.float32))
+
+
+@mx.operator.register('test_no_input')
+class _OnesProp(mx.operator.CustomOpProp):
+    def __init__(self, length, depth):
+        super().__init__()
+        self.shape = (int(length), int(depth))
+
+    def list_arguments(self):
+        return []
+
+    def infer_shape(self, in_shape):
+        return [], [self.shape], []
+
+    def infer_type(self, in_type):
+        return [], [np.float32], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Ones(self.shape)
+
+
+def test_no_input_op_with_kwargs():
+    out = mx.nd.Custom(length=4, depth=3, op_type='test_no_input')
+    np.testing.assert_array_equal(out.asnumpy(), np.ones((4, 3)))
+    sym = mx.sym.Custom(length=3, depth=2, op_type='test_no_input', name='ones')
+    assert sym.list_arguments() == []
+    assert sym.infer_shape() == ([], [(3, 2)], [])
+    assert sym.infer_type() == ([], [np.float32], [])
+    assert sym.list_attr()['length'] == '3'
+    exe = sym.simple_bind(mx.cpu())
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.ones((3, 2)))
