@@ -278,8 +278,8 @@ class KVStore(KVStoreBase):
 def _retain_rows(stored, row_ids, ctx):
     """The stored value with every row not in ``row_ids`` set to zero, on ``ctx``."""
     xp = stored.context.xp
-    ids = row_ids.asnumpy().astype('int64').reshape(-1) if isinstance(row_ids, NDArray) \
-        else xp.asarray(row_ids, dtype='int64').reshape(-1)
+    host = row_ids.asnumpy() if isinstance(row_ids, NDArray) else row_ids
+    ids = xp.asarray(host, dtype='int64').reshape(-1)
     result = stored.copy()
     mask = xp.ones((stored.shape[0],), dtype=bool)
     mask[ids] = False

@@ -13,7 +13,8 @@ from ..base import MXNetError
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataDesc, DataIter, DataBatch
-from .fit_loop import call_callbacks, train_epoch, end_epoch, update_metric_for, batch_end_param
+from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for,
+                       batch_end_param, with_extra)
 from .progress import maybe_bar
 
 __all__ = ['BaseModule']
@@ -156,8 +157,7 @@ class BaseModule(object):
         eval_metric = _as_metric(eval_metric)
         eval_metric.reset()
         bar = maybe_bar(progress_bar, 'score')
-        callbacks = [cb for cb in (batch_end_callback if isinstance(batch_end_callback, list)
-                                   else [batch_end_callback]) + [bar] if cb is not None]
+        callbacks = with_extra(batch_end_callback, bar)
         actual_num_batch = 0
         for nbatch, eval_batch in _limited(eval_data, num_batch):
             self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
@@ -166,7 +166,7 @@ class BaseModule(object):
             call_callbacks(callbacks, batch_end_param(epoch, nbatch, eval_metric, locals()))
             actual_num_batch += 1
         if bar is not None:
-            bar.close(eval_metric)
+            bar.close()
         if score_end_callback:
             call_callbacks(score_end_callback,
                            batch_end_param(epoch, actual_num_batch, eval_metric, locals()))
@@ -276,15 +276,14 @@ class BaseModule(object):
                             optimizer_params=optimizer_params)
         validation_metric = eval_metric if validation_metric is None else validation_metric
         eval_metric = _as_metric(eval_metric)
+        bar = maybe_bar(progress_bar, 'Epoch')
+        callbacks = with_extra(batch_end_callback, bar)
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
-            bar = maybe_bar(progress_bar, 'Epoch %d' % epoch)
-            callbacks = [cb for cb in ([batch_end_callback] if not isinstance(
-                batch_end_callback, list) else batch_end_callback) + [bar] if cb is not None]
             name_values = train_epoch(self, epoch, train_data, eval_metric, callbacks, monitor,
                                       sparse_row_id_fn)
             if bar is not None:
-                bar.close(eval_metric)
+                bar.close()
             end_epoch(self, epoch, tic, name_values, epoch_end_callback)
             if eval_data is not None:
                 res = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,

@@ -6,7 +6,14 @@ import time
 
 from ..base import as_list
 
-__all__ = ['call_callbacks', 'train_epoch', 'end_epoch', 'update_metric_for', 'batch_end_param']
+__all__ = ['call_callbacks', 'train_epoch', 'end_epoch', 'update_metric_for', 'batch_end_param',
+           'with_extra']
+
+
+def with_extra(callbacks, extra):
+    """``callbacks`` (None, one or a list) as a list, with ``extra`` appended when not None."""
+    result = [] if callbacks is None else as_list(callbacks)
+    return result + [extra] if extra is not None else (callbacks if callbacks is not None else [])
 
 
 def batch_end_param(epoch, nbatch, eval_metric, local_vars):

@@ -212,4 +212,4 @@ def test_progress_bar_does_not_change_training(capsys):
         mod.fit(it, num_epoch=1, initializer=mx.init.Xavier(), progress_bar=progress)
         results.append(mod.get_params()[0]['fc2_weight'].asnumpy())
     np.testing.assert_array_equal(results[0], results[1])
-    assert 'Epoch 0' in capsys.readouterr().err
+    assert 'Epoch[0]' in capsys.readouterr().err
