@@ -31,3 +31,12 @@ for _name, _alias in _LAYERS:
 if 'attribute' in globals():
     AttrScope = attribute.AttrScope  # noqa: F821
 from .util import np_shape, is_np_shape, set_np_shape, use_np_shape  # noqa: F401,E402
+
+
+def __getattr__(name):
+    from .out_of_scope import OUT_OF_SCOPE, placeholder  # pylint: disable=import-outside-toplevel
+    if name in OUT_OF_SCOPE:
+        module = placeholder(name)
+        globals()[name] = module
+        return module
+    raise AttributeError("module 'mxmod' has no attribute %r" % name)

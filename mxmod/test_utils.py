@@ -8,6 +8,7 @@ import numpy as np
 from .base import MXNetError
 from .context import Context, cpu, current_context
 from .ndarray.ndarray import NDArray, array as nd_array
+from .ndarray.ndarray import array  # noqa: F401  (MXNet's test_utils exports it)
 
 _DEFAULT_CTX = [None]
 
@@ -124,13 +125,19 @@ def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
 
 def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A random dense NDArray (uniform in [0, 1))."""
-    if stype != 'default':
-        raise MXNetError('rand_ndarray: only dense (stype="default") arrays exist in mxmod')
+    """A random NDArray (uniform in [0, 1)). For ``stype`` 'row_sparse' / 'csr', rows (elements)
+    are zeroed with probability ``1 - density`` and the result is tagged with that storage type
+    (mxmod stores it densely)."""
     data = np.random.uniform(size=shape).astype(dtype or np.float32)
+    if stype != 'default':
+        density = np.random.rand() if density is None else density
+        if stype == 'row_sparse' and data.ndim:
+            data[np.random.rand(data.shape[0]) >= density] = 0
+        else:
+            data[np.random.rand(*data.shape) >= density] = 0
     if modifier_func is not None:
         data = modifier_func(data)
-    return nd_array(data, ctx=ctx or default_context(), dtype=dtype or np.float32)
+    return nd_array(data, ctx=ctx or default_context(), dtype=dtype or np.float32).tostype(stype)
 
 
 @contextlib.contextmanager
@@ -165,6 +172,77 @@ def discard_stderr():
         finally:
             os.dup2(old, 2)
             os.close(old)
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """Compare (nested tuples of) NDArrays; None on either side is skipped."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for a, b in zip(t1, t2):
+            compare_ndarray_tuple(a, b, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='default', rtol=1e-4,
+                      atol=1e-5, compare_states=True, ntensors=1):
+    """Apply one update of ``opt1`` and ``opt2`` to the same random weight/gradient and compare
+    states and weights. A list of shapes runs ``opt2`` on all tensors at once (multi-tensor)."""
+    from .ndarray.random import uniform  # pylint: disable=import-outside-toplevel
+    ctx = default_context()
+    if not isinstance(shape, list):
+        w2 = uniform(shape=shape, ctx=ctx, dtype=dtype).tostype(w_stype)
+        g2 = uniform(shape=shape, ctx=ctx, dtype=dtype).tostype(g_stype)
+        w1, g1 = w2.tostype('default'), g2.tostype('default')
+        state1 = opt1.create_state_multi_precision(0, w1)
+        state2 = opt2.create_state_multi_precision(0, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+        opt1.update_multi_precision(0, w1, g1, state1)
+        opt2.update_multi_precision(0, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+        return
+    w1 = [uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
+    g1 = [uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape]
+    w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
+    state1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(w1)]
+    state2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(w2)]
+    if compare_states:
+        for a, b in zip(state1, state2):
+            compare_ndarray_tuple(a, b)
+    for i in range(len(w1)):
+        opt1.update_multi_precision(i, w1[i], g1[i], state1[i])
+    opt2.update_multi_precision(list(range(len(w2))), w2, g2, state2)
+    if compare_states:
+        for a, b in zip(state1, state2):
+            compare_ndarray_tuple(a, b, rtol=rtol, atol=atol)
+    for a, b in zip(w1, w2):
+        assert_almost_equal(a, b, rtol=rtol, atol=atol)
+
+
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
+    """numpy's assert_allclose on NDArrays or arrays."""
+    np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def np_reduce(dat, axis, keepdims, numpy_reduce_func):
+    """Reduce ``dat`` over ``axis`` (int, tuple or None) with a numpy function, keeping dims on
+    request."""
+    if isinstance(axis, int):
+        axis = [axis]
+    axis = list(axis) if axis is not None else list(range(len(dat.shape)))
+    ret = dat
+    for i in reversed(sorted(axis)):
+        ret = numpy_reduce_func(ret, axis=i)
+    if keepdims:
+        shape = list(dat.shape)
+        for i in axis:
+            shape[i] = 1
+        ret = ret.reshape(tuple(shape))
+    return ret
 
 
 def use_np(func):

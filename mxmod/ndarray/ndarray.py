@@ -10,6 +10,9 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'zero
            'ones_like', 'concat', 'stack', 'waitall', 'from_xp', 'to_numpy']
 
 
+_STYPES = ('default', 'row_sparse', 'csr')
+
+
 def to_numpy(data):
     """Return a host numpy array for a numpy or cupy array (no copy for numpy)."""
     if isinstance(data, np.ndarray):
@@ -46,7 +49,7 @@ class NDArray(object):
     ctx : Context, optional
         The device the storage lives on (default: the current context).
     """
-    __slots__ = ('_data', '_ctx', '__weakref__')
+    __slots__ = ('_data', '_ctx', '_stype', '__weakref__')
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None):
@@ -83,8 +86,18 @@ class NDArray(object):
 
     @property
     def stype(self):
-        """Storage type; mxmod arrays are always 'default' (dense)."""
-        return 'default'
+        """Storage type tag: 'default', or 'row_sparse'/'csr' for arrays created or converted as
+        such. mxmod stores every array densely (values are the same, memory is not saved)."""
+        return getattr(self, '_stype', 'default')
+
+    def tostype(self, stype):
+        """A copy tagged with storage type ``stype`` (dense storage underneath)."""
+        if stype not in _STYPES:
+            raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
+        out = from_xp(self._data.copy(), self._ctx)
+        if stype != 'default':
+            out._stype = stype
+        return out
 
     @property
     def handle(self):
@@ -321,19 +334,27 @@ def array(source_array, ctx=None, dtype=None):
     return from_xp(_put(np.array(src, copy=True), _ctx(ctx)), _ctx(ctx))
 
 
-def empty(shape, ctx=None, dtype=mx_real_t):
+def _tagged(arr, stype):
+    if stype not in (None, 'default'):
+        if stype not in _STYPES:
+            raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
+        arr._stype = stype
+    return arr
+
+
+def empty(shape, ctx=None, dtype=mx_real_t, stype=None):
     """Uninitialized array."""
-    return _new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t)
+    return _tagged(_new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t), stype)
 
 
-def zeros(shape, ctx=None, dtype=mx_real_t, **kwargs):
+def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
     """Array of zeros."""
-    return _new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t)
+    return _tagged(_new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t), stype)
 
 
-def ones(shape, ctx=None, dtype=mx_real_t, **kwargs):
+def ones(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
     """Array of ones."""
-    return _new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t)
+    return _tagged(_new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t), stype)
 
 
 def full(shape, val, ctx=None, dtype=mx_real_t, out=None):

@@ -24,8 +24,8 @@ def invoke(op_name, args, kwargs):
     kwargs.pop('name', None)
     is_train = kwargs.pop('is_train', False)
     ctx_arg = kwargs.pop('ctx') if isinstance(kwargs.get('ctx'), Context) else None
-    arrays = list(args)
-    params = {}
+    arrays, extra = _split_positional(cls, args, kwargs)
+    params = dict(extra)
     named = {}
     for key, val in kwargs.items():
         if isinstance(val, NDArray):
@@ -52,6 +52,25 @@ def invoke(op_name, args, kwargs):
     results = op.forward(octx, data[:nargs], data[nargs:])
     results = results[:op.num_visible_outputs()]
     return _deliver(results, out, ctx)
+
+
+def _split_positional(cls, args, kwargs):
+    """Leading NDArray arguments are inputs; later positional values bind to the operator's
+    parameters in declaration order, as MXNet's generated functions do."""
+    arrays = []
+    k = 0
+    while k < len(args) and (isinstance(args[k], NDArray) or args[k] is None):
+        if args[k] is not None:
+            arrays.append(args[k])
+        k += 1
+    rest = args[k:]
+    if not rest:
+        return arrays, {}
+    names = [n for n in cls.params if n not in kwargs]
+    if len(rest) > len(names):
+        raise MXNetError('%s: too many positional arguments %r; parameters are %s'
+                         % (cls.op_name, rest, list(cls.params)))
+    return arrays, dict(zip(names, rest))
 
 
 def _deliver(results, out, ctx):
