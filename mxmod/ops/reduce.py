@@ -240,6 +240,7 @@ class ArgMaxChannel(_Search):
     op_name = 'argmax_channel'
     params = {}
     pick = 'argmax'
+    differentiable = False
 
     def setup(self):
         self.p.axis, self.p.keepdims = 1, False

@@ -69,6 +69,7 @@ def test_argmax_argmin_numpy():
     assert out.dtype == np.int32
     grads = check_grad('argmin', {'axis': 0}, [np.random.RandomState(4).randn(3, 4)])
     np.testing.assert_array_equal(grads[0], 0)
+    assert not make('argmax_channel').differentiable and make('argmax').differentiable
     with pytest.raises(MXNetError):
         make('argmax_channel').backward(None, [None], [x], [], [])
 
