@@ -39,6 +39,16 @@ class Pooling(Operator):
         if p.pool_type == 'lp' and p.p_value is None:
             raise MXNetError('Pooling: pool_type=lp needs p_value')
         self.include_pad = True if p.count_include_pad is None else p.count_include_pad
+        # MXNet 1.9.1's (MKLDNN) max pooling carries a hidden second output, its workspace; it
+        # shows in symbol JSON (node_row_ptr), so the same operators have it here too
+        self.workspace = (p.pool_type == 'max' and len(p.kernel or ()) in (1, 2, 3)
+                          and p.layout in (None, 'NCW', 'NCHW', 'NCDHW'))
+
+    def list_outputs(self):
+        return ['output', 'workspace'] if self.workspace else ['output']
+
+    def num_visible_outputs(self):
+        return 1
 
     def _layout(self, ndim):
         if self.p.layout is not None:
@@ -87,7 +97,8 @@ class Pooling(Operator):
         layout = self._layout(len(data))
         d = cu.shape_to_cf(tuple(data), layout)
         out = cu.shape_from_cf(d[:2] + self._geometry(d[2:])[3], layout)
-        return [data], [merge_shape(self.op_name, 'output', out_shapes[0], out)]
+        out = merge_shape(self.op_name, 'output', out_shapes[0], out)
+        return [data], [out] * len(out_shapes)
 
     def _windows(self, xp, x, fill):
         kernel, stride, pad, out = self._geometry(x.shape[2:])
@@ -127,7 +138,10 @@ class Pooling(Operator):
             y = wins.sum(axis=2)
             if kind == 'avg':
                 y = y / self._divisor(xp, x.shape[2:], geom, x.dtype)
-        return [xp.ascontiguousarray(cu.from_channel_first(y.astype(x.dtype, copy=False), layout))]
+        y = xp.ascontiguousarray(cu.from_channel_first(y.astype(x.dtype, copy=False), layout))
+        if self.workspace:
+            return [y, xp.broadcast_to(xp.zeros((), dtype=y.dtype), y.shape)]
+        return [y]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp

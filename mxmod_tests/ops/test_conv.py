@@ -221,6 +221,16 @@ def test_pooling_global_lp_1d_3d_and_layouts():
     check_grad('Pooling', {'kernel': '(2, 2)', 'layout': 'NHWC', 'pool_type': 'avg'}, [xn])
 
 
+def test_max_pooling_hidden_workspace_output_like_mxnet():
+    """MXNet 1.9.1 max pooling (NC* layouts) has a hidden 'workspace' output; JSON counts it."""
+    op = make('Pooling', kernel='(2, 2)')
+    assert op.list_outputs() == ['output', 'workspace'] and op.num_visible_outputs() == 1
+    assert op.infer_shape([(1, 2, 4, 4)], [None, None]) == ([(1, 2, 4, 4)], [(1, 2, 3, 3)] * 2)
+    assert len(run_forward(op, [rng.randn(1, 2, 4, 4)])) == 2
+    for attrs in ({'pool_type': 'avg'}, {'layout': 'NHWC'}, {'global_pool': True, 'kernel': ()}):
+        assert make('Pooling', **dict({'kernel': '(2, 2)'}, **attrs)).list_outputs() == ['output']
+
+
 def test_pooling_shapes_and_errors():
     op = make('Pooling', kernel='(3, 3)', stride='(2, 2)', pooling_convention='full')
     assert op.infer_shape([(2, 3, 10, 12)], [None]) == ([(2, 3, 10, 12)], [(2, 3, 5, 6)])
