@@ -74,3 +74,21 @@ def test_data_parallel_local_updates(golden, monkeypatch):
     assert not mod._update_on_kvstore
     assert sorted(mod._optimizer.idx2name) == list(range(8))
     _check_steps(golden, steps, atol=1e-6)
+
+
+def test_fit_with_two_bit_compression_matches_mxnet(golden):
+    # frozen from MXNet 1.9.1 by gen_fixtures.py: 2 devices, kvstore 'device', 2bit threshold .05
+    fixture = os.path.join(os.path.dirname(__file__), 'fixtures', 'fit_2bit.json')
+    with open(fixture) as fin:
+        expected = json.load(fin)
+    it = mx.io.NDArrayIter(golden['input:data'], golden['input:softmax_label'], batch_size=10,
+                           shuffle=False)
+    mod = mx.mod.Module(mlp_sym(), context=cpus(2),
+                        compression_params={'type': '2bit', 'threshold': 0.05})
+    init = {k[5:]: mx.nd.array(golden[k]) for k in golden.files if k.startswith('init:')}
+    mod.fit(it, num_epoch=2, kvstore='device', arg_params=init, optimizer='sgd',
+            optimizer_params={'learning_rate': 0.1, 'momentum': 0.9, 'wd': 1e-3})
+    for name, value in mod.get_params()[0].items():
+        np.testing.assert_allclose(value.asnumpy(), expected[name], rtol=1e-5, atol=1e-6)
+    plain = _fit(golden, cpus(2), 'device')[1][-1]
+    assert not np.allclose(plain['fc1_weight'], expected['fc1_weight'])
