@@ -288,8 +288,11 @@ class SampleMultinomial(Operator):
             count *= d
         cdf = xp.cumsum(rows.astype('float64'), axis=1)
         draws = octx.rng.uniform(0.0, 1.0, (rows.shape[0], count))
-        index = (cdf[:, None, :] < draws[:, :, None]).sum(axis=2)
-        index = xp.minimum(index, cats - 1)
+        # one sorted search over all rows: shift row i by i * (largest total + 1)
+        shift = (xp.arange(rows.shape[0]) * (float(cdf[:, -1].max()) + 1.0))[:, None]
+        found = xp.searchsorted((cdf + shift).ravel(), (draws + shift).ravel(), side='left')
+        index = found.reshape(draws.shape) - xp.arange(rows.shape[0])[:, None] * cats
+        index = xp.clip(index, 0, cats - 1)
         shape = self.out_shape_of(data.shape)
         results = [index.reshape(shape).astype(self.p.dtype)]
         if self.p.get_prob:

@@ -339,7 +339,10 @@ class RNN(Operator):
                 layer_out = layer_out * mask
             per_layer.append((layer_in, records, mask))
             layer_in = layer_out
-        octx.saved['rnn'] = (per_layer, valid)
+        if octx.is_train:   # keep the step caches for backward only when training
+            octx.saved['rnn'] = (per_layer, valid)
+        else:
+            octx.saved.pop('rnn', None)
         results = [layer_in]
         if p.state_outputs:
             results.append(xp.stack(h_last))
@@ -349,8 +352,10 @@ class RNN(Operator):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp, p = octx.xp, self.p
-        if 'rnn' not in octx.saved:
+        if 'rnn' not in octx.saved:     # forward ran in inference mode: recompute with caches
+            train, octx.is_train = octx.is_train, True
             self.forward(octx, inputs, aux)
+            octx.is_train = train
         per_layer, valid = octx.saved['rnn']
         valid = None if valid is None else valid.astype(inputs[0].dtype)
         lstm = p.mode == 'lstm'
