@@ -128,6 +128,9 @@ _reduce_class('sum', ('sum_axis',), _sum, lambda xp, x, y, dy, shape, axes: dy, 
 _reduce_class('mean', (), _mean,
               lambda xp, x, y, dy, shape, axes: dy / dy.dtype.type(max(_count(shape, axes), 1)),
               (), doc='Mean over the given axes (integer means truncate, as in MXNet).')
+_reduce_class('_square_sum', (), lambda xp, x, axes: _sum(xp, x * x, axes),
+              lambda xp, x, y, dy, shape, axes: 2 * x * dy, ('inputs',),
+              doc='Sum of squares over the given axes (dense form of MXNet\'s sparse helper).')
 _reduce_class('max', ('max_axis',), lambda xp, x, axes: x.max(axis=axes, keepdims=True),
               lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
               doc='Maximum over the given axes; the gradient goes to every maximal element.')

@@ -53,6 +53,12 @@ def test_norm_forward_gradient_and_out_dtype():
         ['float16'], ['float64'])
 
 
+def test_square_sum():
+    check_forward('_square_sum', {'axis': 1, 'keepdims': True}, [X],
+                  [(X ** 2).sum(1, keepdims=True)], rtol=1e-12)
+    check_grad('_square_sum', {'axis': (0, 2)}, [X])
+
+
 def test_integer_mean_truncates_like_mxnet():
     out = run_forward(make('mean'), [np.array([1, 2], np.int32)])[0]
     assert out.dtype == np.int32 and out.tolist() == [1]
