@@ -87,3 +87,20 @@ def test_errors():
         make('SequenceMask', use_sequence_length=True).infer_shape([(3, 4), (5,)], [None])
     with pytest.raises(MXNetError, match='at least 2'):
         make('SequenceLast').infer_shape([(3,)], [None])
+
+
+@pytest.mark.parametrize('op,axis', CASES)
+def test_symbolic_executor_with_add_req(op, axis):
+    import mxmod as mx
+    key = '%s_axis%d' % (op, axis)
+    sym = getattr(mx.sym, op)(mx.sym.var('data'), mx.sym.var('len'), **_attrs(op, axis))
+    data = _data(axis)
+    exe = sym.simple_bind(mx.cpu(), data=data.shape, grad_req={'data': 'add', 'len': 'null'})
+    exe.arg_dict['data'][:] = data
+    exe.arg_dict['len'][:] = FIX[key + '_len']
+    exe.grad_dict['data'][:] = 0
+    for _ in range(2):
+        out = exe.forward(is_train=True)[0]
+        exe.backward([mx.nd.array(FIX[key + '_head'])])
+    np.testing.assert_allclose(out.asnumpy(), FIX[key + '_out'], rtol=1e-6)
+    np.testing.assert_allclose(exe.grad_dict['data'].asnumpy(), 2 * FIX[key + '_grad'], rtol=1e-6)
