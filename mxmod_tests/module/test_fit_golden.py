@@ -92,3 +92,27 @@ def test_fit_with_two_bit_compression_matches_mxnet(golden):
         np.testing.assert_allclose(value.asnumpy(), expected[name], rtol=1e-5, atol=1e-6)
     plain = _fit(golden, cpus(2), 'device')[1][-1]
     assert not np.allclose(plain['fc1_weight'], expected['fc1_weight'])
+
+
+@pytest.mark.parametrize('case', ['1-local', '2-local', '3-device'])
+def test_batchnorm_fit_on_devices_matches_mxnet(case):
+    # aux states (moving mean/var) are averaged over devices at every epoch end, as in MXNet
+    with open(os.path.join(os.path.dirname(__file__), 'fixtures', 'fit_batchnorm.json')) as fin:
+        expected = json.load(fin)[case]
+    got = _batchnorm_results()[case]
+    assert got['score'] == pytest.approx(expected['score'], rel=1e-5)
+    for mine, theirs in zip(got['epochs'], expected['epochs']):
+        assert sorted(mine) == sorted(theirs)
+        for name in theirs:
+            np.testing.assert_allclose(mine[name], theirs[name], rtol=1e-4, atol=1e-5,
+                                       err_msg=name)
+
+
+_BN_CACHE = {}
+
+
+def _batchnorm_results():
+    from mxmod_tests.module.gen_fixtures import fit_batchnorm
+    if not _BN_CACHE:
+        _BN_CACHE.update(fit_batchnorm(mx))
+    return _BN_CACHE
