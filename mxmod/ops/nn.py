@@ -233,11 +233,22 @@ class Dropout(Operator):
     """Randomly zero inputs with probability ``p`` and scale the kept ones by 1/(1-p).
 
     Active in training (``mode='training'``) or always (``mode='always'``); ``axes`` share one
-    mask value along the listed axes. The mask is kept in ``octx.saved`` for backward."""
+    mask value along the listed axes. As in MXNet the scaled mask is a hidden second output
+    ('mask', kept for backward); only 'output' is visible."""
     op_name = 'Dropout'
     params = {'p': Param('float', 0.5), 'mode': Param('str', 'training', choices=('training', 'always')),
               'axes': Param('shape', ()), 'cudnn_off': Param('bool?', False)}
-    backward_uses = ()
+    outputs = ('output', 'mask')
+    backward_uses = ('outputs',)
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        for s in out_shapes:
+            data = merge_shape(self.op_name, 'data', data, s)
+        return [data], [data, data]
 
     def _active(self, octx):
         return (octx.is_train or self.p.mode == 'always') and self.p.p > 0
@@ -245,8 +256,7 @@ class Dropout(Operator):
     def forward(self, octx, inputs, aux):
         xp, x = octx.xp, inputs[0]
         if not self._active(octx):
-            octx.saved['mask'] = None
-            return [x.copy()]
+            return [x.copy(), xp.broadcast_to(xp.ones((), dtype=x.dtype), x.shape)]
         shape = list(x.shape)
         for a in self.p.axes or ():
             shape[a] = 1
@@ -254,13 +264,10 @@ class Dropout(Operator):
         u = octx.rng.random_sample(tuple(shape))
         scale = 1.0 / keep if keep > 0 else 0.0
         mask = xp.asarray(u < keep, dtype=x.dtype) * _scalar(x, scale)
-        octx.saved['mask'] = mask
-        return [x * mask]
+        return [x * mask, xp.broadcast_to(mask, x.shape)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        mask = octx.saved.get('mask')
-        dy = out_grads[0]
-        return [dy.copy() if mask is None else dy * mask]
+        return [out_grads[0] * outputs[1]]
 
 
 # ---- Embedding --------------------------------------------------------------------------------

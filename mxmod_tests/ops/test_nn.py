@@ -126,19 +126,22 @@ def test_rrelu_inference_and_training():
 def test_dropout_inference_is_identity():
     x = rng.randn(5, 6)
     check_forward('Dropout', {'p': '0.5'}, [x], [x])
-    assert make('Dropout').list_outputs() == ['output']
+    op = make('Dropout')
+    assert op.list_outputs() == ['output', 'mask'] and op.num_visible_outputs() == 1
+    assert op.infer_shape([(2, 3)], [None, None]) == ([(2, 3)], [(2, 3), (2, 3)])
 
 
 def test_dropout_training_mask_scale_and_gradient():
     x = rng.rand(200, 100) + 1
     op = make('Dropout', p='0.25')
     octx = OpContext(np, mx.cpu(), is_train=True)
-    out = op.forward(octx, [x], [])[0]
+    outs = op.forward(octx, [x], [])
+    out = outs[0]
     kept = out != 0
     assert abs(kept.mean() - 0.75) < 0.02
     np.testing.assert_allclose(out[kept], x[kept] / 0.75)
     dy = rng.randn(*x.shape)
-    dx = op.backward(octx, [dy], [x], [out], [])[0]
+    dx = op.backward(octx, [dy, None], [None], outs, [])[0]
     np.testing.assert_allclose(dx, np.where(kept, dy / 0.75, 0))
 
 
