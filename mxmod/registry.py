@@ -64,8 +64,14 @@ class Registry(object):
             return spec
         if isinstance(spec, dict):
             spec = dict(spec)
-            return self.create(spec.pop('name') if 'name' in spec else spec.pop('type'), **spec)
+            for key in (self.kind, 'name', 'type'):
+                if key in spec:
+                    return self.create(spec.pop(key), *args, **dict(spec, **kwargs))
+            raise ValueError('a %s config dict needs the key %r; got keys %s'
+                             % (self.kind, self.kind, sorted(spec)))
         if isinstance(spec, str):
+            if spec.startswith('{'):
+                return self.create(json.loads(spec), *args, **kwargs)
             if spec.startswith('['):
                 name, kw = json.loads(spec)
                 kw = dict(kw)

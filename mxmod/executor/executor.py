@@ -9,6 +9,7 @@ from ..base import MXNetError
 from ..context import xp_of
 from ..ndarray.ndarray import NDArray, from_xp, _put
 from ..ops.base import OpContext
+from .monitoring import report_forward, report_backward
 
 
 class Executor(object):
@@ -195,7 +196,7 @@ class Executor(object):
         for s, o in zip(step.outputs, outs):
             self._vals[s] = o
         if self._monitor is not None:
-            self._monitor_step(step, ins, outs)
+            report_forward(self, step, ins, outs)
 
     def _recompute(self, slot):
         """Recompute a value that forward did not keep (mirroring), from the nearest kept values."""
@@ -259,7 +260,14 @@ class Executor(object):
         ins = self._gather(step.inputs, octx.ctx) if step.read_inputs else step.no_inputs
         outs = self._gather(step.outputs, octx.ctx) if step.read_outputs else step.no_outputs
         aux = self._gather(step.aux, octx.ctx) if step.aux else step.aux
-        in_grads = op.backward(octx, ogs, ins, outs, aux)
+        if self._monitor is not None:
+            need = octx.need_grad
+            octx.need_grad = [True] * len(need)
+            in_grads = op.backward(octx, ogs, ins, outs, aux)
+            octx.need_grad = need
+            report_backward(self, step, list(ogs) + list(ins) + list(outs), in_grads)
+        else:
+            in_grads = op.backward(octx, ogs, ins, outs, aux)
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
             if need and g is not None:
                 old = grads.get(s)
@@ -283,15 +291,6 @@ class Executor(object):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
         self._monitor = callback
         self._monitor_all = monitor_all
-
-    def _monitor_step(self, step, ins, outs):
-        names = step.op.list_outputs()
-        ctx = step.ctx
-        if self._monitor_all:
-            for name, val in zip(step.op.list_arguments(), ins):
-                self._monitor('%s_%s' % (step.name, name), from_xp(val, ctx))
-        for name, val in zip(names, outs):
-            self._monitor('%s_%s' % (step.name, name), from_xp(val, ctx))
 
     def get_optimized_symbol(self):
         """The symbol actually executed (after common subexpression elimination)."""

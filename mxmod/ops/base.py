@@ -262,6 +262,11 @@ class Operator(object):
         """Names of the auxiliary states (updated in place by forward, no gradient)."""
         return list(self.aux_states)
 
+    def input_var_attrs(self):
+        """Extra attributes for variables auto-created for inputs, by input name (e.g. BatchNorm's
+        moving_mean gets ``{'__init__': '["zero", {}]'}``), as MXNet sets them on composition."""
+        return {}
+
     def num_visible_outputs(self):
         """Outputs a symbol exposes (BatchNorm hides its mean/var unless output_mean_var)."""
         return len(self.list_outputs())

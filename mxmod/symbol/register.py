@@ -103,10 +103,12 @@ def _wire(op, name, attrs, pos, named):
                              % (op.op_name, name, key, all_names))
         given[key] = sym
     entries = []
+    extra_attrs = op.input_var_attrs()
     for arg in all_names:
         sym = given.get(arg)
         if sym is None:
-            var_attrs = {k: v for k, v in attrs.items()}
+            var_attrs = dict(attrs)
+            var_attrs.update(extra_attrs.get(arg, {}))
             entries.append((Node(None, '%s_%s' % (name, arg), var_attrs), 0))
         else:
             if len(sym) != 1:
