@@ -6,14 +6,15 @@ parameter and draw ``shape`` samples per element; ``_sample_multinomial`` draws 
 (optionally with their log-probabilities, which have a gradient); ``_shuffle`` permutes the first
 axis. Parameterisations follow MXNet: gamma(alpha=shape, beta=scale), exponential(lam=rate),
 negative_binomial(k failures-to-successes, p success probability) and
-generalized_negative_binomial(mu mean, alpha dispersion), the latter two as gamma-Poisson mixtures."""
+generalized_negative_binomial(mu mean, alpha dispersion), the latter two as gamma-Poisson
+mixtures."""
 from ..base import MXNetError
 from .base import OPS as OPS_BY_NAME, Operator, Param, register, merge_shape
 
 _FLOATS = (None, 'float16', 'float32', 'float64')
 
 
-# ---- samplers: (xp, rng, size, *parameters broadcastable to size) -> float64 array ---------------
+# ---- samplers: (xp, rng, size, *parameters broadcastable to size) -> float64 array --------------
 def _uniform(xp, rng, size, low, high):
     return low + (high - low) * rng.uniform(0.0, 1.0, size)
 
@@ -50,7 +51,7 @@ def _generalized_negative_binomial(xp, rng, size, mu, alpha):
     return _poisson(xp, rng, size, rate)
 
 
-# ---- _random_*: scalar parameters, no inputs -----------------------------------------------------
+# ---- _random_*: scalar parameters, no inputs ----------------------------------------------------
 class _RandomOp(Operator):
     """Base of the input-less samplers: output ``shape`` of dtype ``dtype`` (default float32)."""
     arguments = ()
@@ -125,7 +126,7 @@ _random_op('_random_generalized_negative_binomial', ('random_generalized_negativ
 
 
 
-# ---- _random_*_like: samples shaped and typed like the input --------------------------------------
+# ---- _random_*_like: samples shaped and typed like the input ------------------------------------
 class _RandomLikeOp(Operator):
     """Base of the samplers whose output takes the shape and dtype of ``data``."""
     backward_uses = ()
@@ -180,7 +181,7 @@ class RandInt(_RandomOp):
         return [draw.astype(self.out_dtype)]
 
 
-# ---- _sample_*: one array per parameter, ``shape`` samples per element ------------------------------
+# ---- _sample_*: one array per parameter, ``shape`` samples per element --------------------------
 class _SampleOp(Operator):
     """Base of the per-element samplers: output shape is ``param.shape + shape``."""
     params = {'shape': Param('shape', ()), 'dtype': Param('dtype?', None, choices=_FLOATS)}
@@ -272,7 +273,8 @@ class SampleMultinomial(Operator):
         if data is None:
             return [None], list(out_shapes)
         out = self.out_shape_of(data)
-        outs = [merge_shape(self.op_name, n, s, out) for n, s in zip(self.list_outputs(), out_shapes)]
+        outs = [merge_shape(self.op_name, n, s, out)
+                for n, s in zip(self.list_outputs(), out_shapes)]
         return [data], outs
 
     def infer_type(self, in_types, out_types):

@@ -1,12 +1,12 @@
 """The fused recurrent operator ``RNN`` (modes rnn_relu, rnn_tanh, lstm, gru), forward and backward
 through time, vectorised over the batch.
 
-Data is ``(T, N, I)``. ``parameters`` is one flat vector packed as MXNet packs it (cuDNN-compatible):
-for every layer, for every direction, the input weights ``(G*H, I_layer)``, the recurrent weights
+Data is ``(T, N, I)``. ``parameters`` is one flat vector packed as MXNet packs it (cuDNN layout):
+for every layer and direction the input weights ``(G*H, I_layer)``, the recurrent weights
 ``(G*H, P or H)`` and, with a projection, the projection ``(P, H)``; then for every layer and
 direction the input bias ``(G*H,)`` and the recurrent bias ``(G*H,)``. Gates are stacked in the
-order LSTM i, f, g, o and GRU r, z, n, with MXNet's GRU candidate ``tanh(Wx x + bx + r*(Wh h + bh))``.
-"""
+order LSTM i, f, g, o and GRU r, z, n, with MXNet's GRU candidate
+``tanh(Wx x + bx + r*(Wh h + bh))``."""
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 
@@ -140,7 +140,7 @@ class _GRU(object):
 
 # ---- one direction of one layer over the whole sequence -----------------------------------------
 def _run_direction(xp, cell, w, x, h0, c0, reverse, valid):
-    """Run ``cell`` over ``x`` (T, N, I); return outputs (T, N, P|H), final h, final c, step records.
+    """Run ``cell`` over ``x`` (T, N, I); return outputs (T, N, P|H), final h and c, step records.
 
     ``valid`` (T, N, 1 bool or None) freezes the state and zeroes the output past each length."""
     steps_t, batch = x.shape[0], x.shape[1]
@@ -164,7 +164,8 @@ def _run_direction(xp, cell, w, x, h0, c0, reverse, valid):
 def _back_direction(xp, cell, w, gw, x, dy, dh, dc, records, reverse, valid):
     """Backward of _run_direction: fill the weight gradients ``gw``; return dx, dh0, dc0."""
     steps_t, batch = x.shape[0], x.shape[1]
-    dgx_all, dgh_all, h_prev_all, proj_terms = [None] * steps_t, [None] * steps_t, [None] * steps_t, []
+    dgx_all, dgh_all, h_prev_all = [None] * steps_t, [None] * steps_t, [None] * steps_t
+    proj_terms = []
     for t in (range(steps_t) if reverse else range(steps_t - 1, -1, -1)):
         h_prev, cache = records[t]
         if valid is None:
