@@ -12,71 +12,14 @@ from .. import ndarray
 from ..base import MXNetError
 from ..context import cpu
 from ..initializer import Uniform
-from ..io import DataDesc, DataIter, DataBatch
+from ..io import DataIter, DataBatch
 from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for,
                        batch_end_param, with_extra)
 from .progress import maybe_bar
+from .input_names import (_check_input_names, _check_names_match,  # noqa: F401
+                          _parse_data_desc)
 
 __all__ = ['BaseModule']
-
-_PARAM_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
-
-
-def _check_input_names(symbol, names, typename, throw):
-    """Every name must be an argument of ``symbol``: ValueError (throw) or a warning."""
-    args = symbol.list_arguments()
-    for name in names:
-        if name in args:
-            continue
-        candidates = [arg for arg in args if not arg.endswith(_PARAM_SUFFIXES)]
-        msg = ("You created Module with Module(..., %s_names=%s) but input with name '%s' is not "
-               "found in symbol.list_arguments(). Did you mean one of:\n\t%s"
-               % (typename, str(names), name, '\n\t'.join(candidates)))
-        if throw:
-            raise ValueError(msg)
-        warnings.warn(msg)
-
-
-def _check_names_match(data_names, data_shapes, name, throw):
-    """The names in ``data_shapes`` must be ``data_names`` (in any order)."""
-    actual = [x[0] for x in data_shapes]
-    if sorted(data_names) != sorted(actual):
-        msg = ("Data provided by %s_shapes don't match names specified by %s_names (%s vs. %s)"
-               % (name, name, str(data_shapes), str(data_names)))
-        if throw:
-            raise ValueError(msg)
-        warnings.warn(msg)
-
-
-def _as_descs(shapes, what):
-    descs = []
-    for item in shapes:
-        if isinstance(item, DataDesc):
-            descs.append(item)
-            continue
-        if not isinstance(item, (list, tuple)) or len(item) < 2:
-            raise TypeError('%s must be a list of DataDesc or (name, shape) pairs, got %r'
-                            % (what, item))
-        shape = item[1]
-        if not isinstance(shape, (list, tuple)) or \
-                not all(isinstance(d, (int, np.integer)) for d in shape):
-            raise TypeError('%s: the shape of %r must be a tuple of ints, got %r'
-                            % (what, item[0], shape))
-        descs.append(DataDesc(item[0], tuple(int(d) for d in shape), *item[2:]))
-    return descs
-
-
-def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
-    """Convert (name, shape) pairs into DataDesc and check them against the module's names."""
-    data_shapes = _as_descs(data_shapes, 'data_shapes')
-    _check_names_match(data_names, data_shapes, 'data', True)
-    if label_shapes is not None:
-        label_shapes = _as_descs(label_shapes, 'label_shapes')
-        _check_names_match(label_names, label_shapes, 'label', False)
-    else:
-        _check_names_match(label_names, [], 'label', False)
-    return data_shapes, label_shapes
-
 
 def _as_metric(eval_metric):
     return eval_metric if isinstance(eval_metric, metric.EvalMetric) else metric.create(eval_metric)
