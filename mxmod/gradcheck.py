@@ -63,13 +63,13 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rto
                            grad_nodes=None, use_forward_train=True, ctx=None, grad_stype_dict=None,
                            dtype=np.float32):
     """Compare the symbolic gradient of sum(outputs * random projection) with central differences."""
-    from .symbol import Variable, sum as sym_sum  # pylint: disable=import-outside-toplevel,no-name-in-module
+    from .symbol import Variable, make_loss, sum as sym_sum  # pylint: disable=import-outside-toplevel,no-name-in-module
     ctx = ctx or cpu()
     args = _location(sym, location, ctx, dtype)
     aux = _aux(sym, aux_states, ctx, dtype)
     out_shape = sym.infer_shape(**{k: v.shape for k, v in args.items()})[1][0]
     proj = np.random.normal(0, 0.01, size=out_shape).astype(dtype)
-    wrapped = sym_sum(sym * Variable('__random_proj'))
+    wrapped = make_loss(sym_sum(sym * Variable('__random_proj')))
     args_all = dict(args)
     args_all['__random_proj'] = nd_array(proj, ctx=ctx, dtype=dtype)
     grad_nodes = grad_nodes or list(args.keys())
