@@ -1,0 +1,176 @@
+"""Synchronous distributed stores over MPI: ``dist_sync`` and ``dist_device_sync``
+(``dist_sync_device``); ``create('dist_async')`` is answered by :mod:`.dist_async`.
+
+Every worker process keeps a replica of the store. A push first reduces the process's own
+devices (on CPU for ``dist_sync``, on the devices for ``dist_device_sync``), then sums across
+processes with MPI allreduce (small arrays fused into buckets, see :mod:`.bucketing`); the
+updater, when set, then runs identically on every replica, which is what MXNet's servers do for
+all workers at once. ``init`` keeps rank 0's value, as MXNet does. Launch with
+``python -m mxmod.launch -n N python train.py`` or ``mpiexec -n N python -m mpi4py train.py``."""
+import numpy as np
+
+from ..base import MXNetError
+from ..context import cpu
+from ..ndarray.ndarray import from_xp
+from . import mpi_comm
+from .bucketing import Bucketer
+from .compression import create_compression
+from .local import KVStore, _dense
+from .twobit_wire import pack, packed_size, unpack_add
+
+__all__ = ['DistKVStore']
+
+
+class DistKVStore(KVStore):
+    """A key-value store shared by the MPI worker processes of a job.
+
+    Parameters
+    ----------
+    name : str, default 'dist_sync'
+        ``'dist_sync'``, ``'dist_device_sync'`` / ``'dist_sync_device'`` (reduce each process's
+        devices on the devices) or ``'dist_async'`` (returns a :class:`DistAsyncKVStore`).
+    """
+
+    def __new__(cls, name='dist_sync'):
+        if cls is DistKVStore and '_async' in str(name):
+            from .dist_async import DistAsyncKVStore  # pylint: disable=import-outside-toplevel
+            cls = DistAsyncKVStore
+        return super(DistKVStore, cls).__new__(cls)
+
+    def __init__(self, name='dist_sync'):
+        super(DistKVStore, self).__init__(name)
+        self._world = mpi_comm.world()
+        self._comm = self._world.worker_comm()
+        self._bucketer = Bucketer(self._comm)
+        self._wire_compression = None
+        self._comm_buf = {}
+
+    # ---- properties ----------------------------------------------------------
+    @property
+    def rank(self):
+        """This worker's rank among the workers (MPI rank)."""
+        return self._comm.Get_rank()
+
+    @property
+    def num_workers(self):
+        """Number of worker processes."""
+        return self._comm.Get_size()
+
+    def barrier(self):
+        """Wait until every worker reaches this point."""
+        self._comm.Barrier()
+
+    # ---- init ----------------------------------------------------------------------
+    def init(self, key, value):
+        """Initialize key(s) on every worker with rank 0's value(s).
+
+        Every worker must call ``init`` with the same keys, shapes and dtypes, in the same order.
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        value : NDArray or list of NDArray (one per key)
+        """
+        _, pairs = self._pairs(key, value, 'init')
+        signature = [(k, tuple(v[0].shape), str(v[0].dtype)) for k, v in pairs]
+        self._check_same_everywhere(signature)
+        super(DistKVStore, self).init(key, value)
+        self._bucketer.bcast([self._store[k]._data for k, _ in pairs])
+
+    def _check_same_everywhere(self, signature):
+        everyone = self._comm.allgather(signature)
+        for rank, theirs in enumerate(everyone):
+            if theirs != everyone[0]:
+                raise MXNetError('init: workers disagree on the keys to initialize: rank 0 has %s '
+                                 'but rank %d has %s (every worker must init the same keys, shapes '
+                                 'and dtypes in the same order)' % (everyone[0], rank, theirs))
+
+    # ---- push -------------------------------------------------------------------------
+    def push(self, key, value, priority=0):
+        """Sum values over this process's devices and over all workers, then update the store.
+
+        Every worker must push the same keys in the same order (a collective call).
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        value : NDArray, list of NDArray, or list of lists (one per key)
+        priority : int
+            Accepted for compatibility; the keys of one call are reduced together.
+        """
+        _, pairs = self._pairs(key, value, 'push')
+        for k, vals in pairs:
+            stored = self._stored(k, 'push')
+            for val in vals:
+                if tuple(val.shape) != tuple(stored.shape):
+                    raise MXNetError('push: shape mismatch for key %r: stored %s, pushed %s'
+                                     % (k, stored.shape, tuple(val.shape)))
+        merged = [(k, self._merge(k, [_dense(v) for v in vals])) for k, vals in pairs]
+        if self._wire_compression is not None:
+            results = self._reduce_compressed(merged)
+        else:
+            results = self._reduce_dense(merged)
+        for k, result in results:
+            if result is not None:
+                self._apply(k, result)
+
+    def _target(self, key, merged, vals_private):
+        """Where the cross-worker sum of ``key`` lands: the store itself when there is no
+        updater (returns None as the value to apply), else a comm buffer on merged's device."""
+        stored = self._store[key]
+        if (self._updater is None and isinstance(stored._data, np.ndarray)
+                and stored.dtype == merged.dtype and stored._data.flags.c_contiguous):
+            return stored._data, None
+        if vals_private:
+            return merged._data, merged
+        buf = self._comm_buf.get(key)
+        if buf is None or buf.context != merged.context or buf.dtype != merged.dtype:
+            buf = self._comm_buf[key] = from_xp(merged._data.copy(), merged.context)
+        return buf._data, buf
+
+    def _reduce_dense(self, merged):
+        pairs, results = [], []
+        for k, value in merged:
+            private = value is self._merge_buf.get(k)
+            dst, result = self._target(k, value, private)
+            pairs.append((value._data, dst))
+            results.append((k, result))
+        self._bucketer.allreduce(pairs)
+        return results
+
+    def _reduce_compressed(self, merged):
+        """2-bit compressed reduction: quantize (with residual), allgather the packed codes,
+        every worker sums the dequantized values of all workers in rank order."""
+        sizes, chunks = [], []
+        for k, value in merged:
+            if value.dtype != np.float32:
+                raise MXNetError('gradient compression supports float32 only; key %r is %s'
+                                 % (k, value.dtype))
+            quantized = self._wire_compression.quantize(k, 0, value)
+            chunks.append(pack(quantized.asnumpy()))
+            sizes.append(packed_size(value.size))
+        mine = np.concatenate(chunks) if chunks else np.empty(0, np.uint8)
+        everyone = np.empty((self.num_workers, mine.size), dtype=np.uint8)
+        self._comm.Allgather(mine, everyone)
+        results, start = [], 0
+        for (k, value), size in zip(merged, sizes):
+            total = np.zeros(value.shape, dtype=np.float32)
+            for rank in range(self.num_workers):
+                unpack_add(everyone[rank, start:start + size], self._wire_compression.threshold,
+                           total)
+            start += size
+            results.append((k, from_xp(total, cpu()).as_in_context(value.context)))
+        return results
+
+    def set_gradient_compression(self, compression_params):
+        """Compress each worker's pushed gradients with MXNet's 2-bit scheme.
+
+        Each worker quantizes its locally reduced gradient (keeping the residual), the packed
+        2-bit codes travel between workers, and the dequantized values are summed.
+
+        Parameters
+        ----------
+        compression_params : dict
+            ``{'type': '2bit', 'threshold': 0.5}``; the threshold must be > 0.
+        """
+        self._wire_compression = create_compression(compression_params)

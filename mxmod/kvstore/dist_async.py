@@ -1,0 +1,292 @@
+"""``dist_async``: MXNet's asynchronous parameter-server store over MPI point-to-point messages.
+
+The last ``S`` ranks of the MPI world are servers (``python -m mxmod.launch -n W -s S ...``) running
+:mod:`.server`. Each key lives on one server. A worker reduces its own devices, sends the result
+(2-bit packed when compression is on) and goes on; the server applies the optimizer as each push
+arrives, without waiting for the other workers. Pulls fetch the server's current value."""
+import pickle
+import zlib
+
+import numpy as np
+
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray, from_xp
+from ..context import cpu
+from . import mpi_comm
+from .compression import create_compression
+from .dist import DistKVStore
+from .local import _dense, _retain_rows, _stype
+from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
+from .twobit_wire import pack
+
+__all__ = ['DistAsyncKVStore']
+
+_STORE_IDS = [0]
+
+
+def _host(value):
+    """A C-contiguous host copy-or-view of an NDArray's data."""
+    data = value._data
+    data = data if isinstance(data, np.ndarray) else data.get()
+    return np.ascontiguousarray(data)
+
+
+class DistAsyncKVStore(DistKVStore):
+    """Asynchronous distributed store: the parameters live on server ranks.
+
+    Parameters
+    ----------
+    name : str, default 'dist_async'
+    """
+
+    def __init__(self, name='dist_async'):  # pylint: disable=super-init-not-called
+        self._init_local(name)
+        self._world = mpi_comm.world()
+        if not self._world.num_servers:
+            raise MXNetError("kvstore 'dist_async' needs server processes: launch with "
+                             "`python -m mxmod.launch -n N -s 1 python train.py` (or export %s=S "
+                             "and start `python -m mpi4py -m mxmod.kvstore.server` on the last S "
+                             "MPI ranks)" % mpi_comm.ENV_SERVERS)
+        self._comm = self._world.worker_comm()
+        self._peer = self._world.comm
+        self._meta = {}
+        self._has_updater = False
+        self._wire_compression = None
+        _STORE_IDS[0] += 1
+        self._sid = _STORE_IDS[0]
+
+    def _init_local(self, name):
+        super(DistKVStore, self).__init__(name)  # pylint: disable=bad-super-call
+
+    # ---- messaging --------------------------------------------------------------
+    def _server_of(self, key):
+        return self._world.server_ranks[zlib.crc32(repr(key).encode('utf-8'))
+                                        % self._world.num_servers]
+
+    def _ask(self, server, op, key=None, extra=None):
+        """Send a request that the server answers with a pickled reply; return the reply."""
+        self._peer.send((op, self._sid, key, extra), dest=server, tag=TAG_REQUEST)
+        reply = self._peer.recv(source=server, tag=TAG_REPLY)
+        if isinstance(reply, tuple) and reply and reply[0] == 'error':
+            raise MXNetError('kvstore server (MPI rank %d): %s' % (server, reply[1]))
+        return reply
+
+    def _ask_all(self, op, extra=None):
+        return [self._ask(server, op, None, extra) for server in self._world.server_ranks]
+
+    # ---- keys ---------------------------------------------------------------------
+    def _stored(self, key, what):
+        if key not in self._meta:
+            raise MXNetError('%s: key %r has not been inited; call kv.init(%r, value) first'
+                             % (what, key, key))
+        return self._meta[key]
+
+    def _check(self, pairs, what):
+        for k, arrays in pairs:
+            shape, _ = self._stored(k, what)
+            for arr in arrays:
+                if tuple(arr.shape) != shape:
+                    raise MXNetError('%s: shape mismatch for key %r: stored %s, got %s'
+                                     % (what, k, shape, tuple(arr.shape)))
+
+    def init(self, key, value):
+        """Initialize key(s); rank 0's value is stored on the servers, then all workers sync.
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        value : NDArray or list of NDArray (one per key)
+        """
+        kind, pairs = self._pairs(key, value, 'init')
+        for k, vals in pairs:
+            if k in self._meta or len(vals) != 1:
+                raise MXNetError('init: duplicate init of key %r. Please double check if you '
+                                 'called kv.init or kv.broadcast with this key multiple times' % (k,))
+        for k, vals in pairs:
+            data = _host(_dense(vals[0]))
+            self._meta[k] = (tuple(data.shape), data.dtype)
+            if self.rank == 0:
+                server = self._server_of(k)
+                self._peer.send(('init', self._sid, k, (data.shape, data.dtype.str)), dest=server,
+                                tag=TAG_REQUEST)
+                self._peer.Send(data, dest=server, tag=TAG_DATA)
+                self._peer.recv(source=server, tag=TAG_REPLY)
+        if kind is not None:
+            self._key_kind = kind
+        self._comm.Barrier()
+
+    # ---- push / pull --------------------------------------------------------------------
+    def _payload(self, key, vals):
+        merged = self._merge(key, [_dense(v) for v in vals])
+        if self._wire_compression is None:
+            return ('dense', None), _host(merged)
+        if merged.dtype != np.float32:
+            raise MXNetError('gradient compression supports float32 only; key %r is %s'
+                             % (key, merged.dtype))
+        quantized = self._wire_compression.quantize(key, 0, merged)
+        return ('2bit', self._wire_compression.threshold), pack(quantized.asnumpy())
+
+    def _send_pushes(self, op, pairs):
+        if not self._has_updater:
+            raise MXNetError("%s: kvstore 'dist_async' applies pushes on the servers and needs an "
+                             "optimizer there; call kv.set_optimizer(...) first" % op)
+        requests = []
+        for k, vals in pairs:
+            server = self._server_of(k)
+            how, payload = self._payload(k, vals)
+            requests.append(self._peer.isend((op, self._sid, k, how), dest=server, tag=TAG_REQUEST))
+            requests.append(self._peer.Isend(payload, dest=server, tag=TAG_DATA))
+        return requests
+
+    def push(self, key, value, priority=0):
+        """Send the locally reduced value(s) to the servers, which apply the optimizer.
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        value : NDArray, list of NDArray, or list of lists (one per key)
+        priority : int
+            Accepted for compatibility.
+        """
+        _, pairs = self._pairs(key, value, 'push')
+        self._check(pairs, 'push')
+        mpi_comm.mpi().Request.Waitall(self._send_pushes('push', pairs))
+
+    def _post_receives(self, keys):
+        bufs, requests = [], []
+        for k in keys:
+            shape, dtype = self._meta[k]
+            buf = np.empty(shape, dtype=dtype)
+            bufs.append(buf)
+            requests.append(self._peer.Irecv(buf, source=self._server_of(k), tag=TAG_REPLY))
+        return bufs, requests
+
+    @staticmethod
+    def _deliver(bufs, pairs, ignore_sparse=True):
+        for buf, (_, outs) in zip(bufs, pairs):
+            for dst in outs:
+                if ignore_sparse and _stype(dst) == 'row_sparse':
+                    continue
+                dst[:] = from_xp(buf, cpu())
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Fetch the servers' current value of each key into its output array(s).
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        out : NDArray, list of NDArray, or list of lists (one per key)
+        priority : int
+        ignore_sparse : bool, default True
+        """
+        if out is None:
+            raise MXNetError('pull: out must be given (the array(s) to copy key %r into)' % (key,))
+        _, pairs = self._pairs(key, out, 'pull')
+        self._check(pairs, 'pull')
+        bufs, requests = self._post_receives([k for k, _ in pairs])
+        for k, _ in pairs:
+            requests.append(self._peer.isend(('pull', self._sid, k, None), dest=self._server_of(k),
+                                             tag=TAG_REQUEST))
+        mpi_comm.mpi().Request.Waitall(requests)
+        self._deliver(bufs, pairs, ignore_sparse)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """Push ``value`` and receive the updated value in one round trip per key.
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        value : NDArray, list of NDArray, or list of lists (one per key)
+        out : same structure as ``value``, optional
+            Defaults to ``value`` (updated in place).
+        """
+        _, pairs = self._pairs(key, value, 'pushpull')
+        _, out_pairs = self._pairs(key, value if out is None else out, 'pushpull')
+        self._check(pairs, 'pushpull')
+        self._check(out_pairs, 'pushpull')
+        bufs, requests = self._post_receives([k for k, _ in pairs])
+        requests += self._send_pushes('pushpull', pairs)
+        mpi_comm.mpi().Request.Waitall(requests)
+        self._deliver(bufs, out_pairs)
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Pull the rows ``row_ids`` of each key into row_sparse outputs (other rows zero).
+
+        The servers' dense value is fetched and the rows not asked for are zeroed.
+        """
+        if out is None or row_ids is None:
+            raise MXNetError('row_sparse_pull needs both out= and row_ids=')
+        _, pairs = self._pairs(key, out, 'row_sparse_pull')
+        self._check(pairs, 'row_sparse_pull')
+        flat_ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
+        dense = [NDArray(np.empty(self._meta[k][0], self._meta[k][1]), cpu()) for k, _ in pairs]
+        self.pull([k for k, _ in pairs], out=dense)
+        pos = 0
+        for value, (k, outs) in zip(dense, pairs):
+            for dst in outs:
+                if _stype(dst) != 'row_sparse':
+                    raise MXNetError('row_sparse_pull: output for key %r has storage type %r; '
+                                     'expected row_sparse (use pull for dense arrays)'
+                                     % (k, _stype(dst)))
+                ids = flat_ids[pos if len(flat_ids) > 1 else 0]
+                pos += 1
+                dst[:] = _retain_rows(value, ids, dst.context)
+
+    # ---- synchronization and optimizer -----------------------------------------------
+    def barrier(self):
+        """Wait until every server has applied this worker's pushes, then for all workers."""
+        self._ask_all('sync')
+        self._comm.Barrier()
+
+    def set_optimizer(self, optimizer):
+        """Send ``optimizer`` to the servers (rank 0 sends; all workers then synchronize)."""
+        from ..optimizer.pickling import dumps  # pylint: disable=import-outside-toplevel
+        self._ship_updater('optimizer', dumps(optimizer))
+
+    def _set_updater(self, updater):
+        """Send ``updater(key, grad, weight)`` to the servers; it must be picklable."""
+        try:
+            blob = pickle.dumps(updater)
+        except Exception as err:  # pylint: disable=broad-except
+            raise TypeError("kvstore 'dist_async' runs the updater on the server processes, so "
+                            "it must be picklable (a module-level function or an optimizer "
+                            "Updater); pickling %r failed: %s" % (updater, err)) from err
+        self._ship_updater('updater', blob)
+
+    set_updater = _set_updater
+
+    def _ship_updater(self, op, blob):
+        if self.rank == 0:
+            self._ask_all(op, blob)
+        self._has_updater = True
+        self._comm.Barrier()
+
+    def set_gradient_compression(self, compression_params):
+        """Send 2-bit compressed gradients to the servers (residual kept on the worker).
+
+        Parameters
+        ----------
+        compression_params : dict
+            ``{'type': '2bit', 'threshold': 0.5}``.
+        """
+        self._wire_compression = create_compression(compression_params)
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Gather the optimizer states from every server and write them to ``fname``."""
+        from ..optimizer.pickling import dumps, loads  # pylint: disable=import-outside-toplevel
+        states, optimizer = {}, None
+        for blob in self._ask_all('get_states', bool(dump_optimizer)):
+            part = loads(blob)
+            if dump_optimizer:
+                part, optimizer = part
+            states.update(part)
+        with open(fname, 'wb') as fout:
+            fout.write(dumps((states, optimizer) if dump_optimizer else states))
+
+    def load_optimizer_states(self, fname):
+        """Load states written by :meth:`save_optimizer_states` into the servers' updaters."""
+        with open(fname, 'rb') as fin:
+            blob = fin.read()
+        if self.rank == 0:
+            self._ask_all('set_states', blob)
+        self._comm.Barrier()

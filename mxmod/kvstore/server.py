@@ -1,0 +1,142 @@
+"""The parameter server of ``dist_async``: ``python -m mpi4py -m mxmod.kvstore.server``.
+
+It runs on the last ``MXMOD_NUM_SERVERS`` ranks of the MPI world (``python -m mxmod.launch -s S``
+starts it there), holds the keys assigned to it, applies the optimizer to each push as it arrives
+and answers pulls, until every worker has said it is done. Any error raises, which (under
+``python -m mpi4py``) aborts the whole job with the traceback on stderr."""
+import pickle
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import cpu
+from ..ndarray.ndarray import from_xp
+from . import mpi_comm
+from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
+from .twobit_wire import packed_size, unpack_add
+
+__all__ = ['ParameterServer', 'main']
+
+
+class _Store(object):
+    """The keys and updater of one worker-side store object."""
+
+    def __init__(self):
+        self.values = {}
+        self.updater = None
+
+
+class ParameterServer(object):
+    """Serve requests from the workers until all of them have finished.
+
+    Parameters
+    ----------
+    world : mpi_comm.World, optional
+    """
+
+    def __init__(self, world=None):
+        self.world = world if world is not None else mpi_comm.world()
+        if not self.world.is_server:
+            raise MXNetError('MPI rank %d is a worker rank, not a server: set %s to the number of '
+                             'server ranks at the end of the MPI world'
+                             % (self.world.rank, mpi_comm.ENV_SERVERS))
+        self.comm = self.world.comm
+        self.stores = {}
+        self.pushes = 0
+        self._handlers = {'init': self._init, 'push': self._push, 'pull': self._pull,
+                          'pushpull': self._pushpull, 'optimizer': self._optimizer,
+                          'updater': self._updater, 'sync': self._ack,
+                          'get_states': self._get_states, 'set_states': self._set_states}
+
+    def serve(self):
+        """Handle requests until every worker has sent ``stop``."""
+        MPI = mpi_comm.mpi()
+        status = MPI.Status()
+        finished = 0
+        while finished < self.world.num_workers:
+            op, sid, key, extra = self.comm.recv(source=MPI.ANY_SOURCE, tag=TAG_REQUEST,
+                                                 status=status)
+            if op == 'stop':
+                finished += 1
+                continue
+            handler = self._handlers.get(op)
+            if handler is None:
+                raise MXNetError('kvstore server: unknown request %r from rank %d'
+                                 % (op, status.Get_source()))
+            handler(status.Get_source(), self.stores.setdefault(sid, _Store()), key, extra)
+
+    # ---- handlers -------------------------------------------------------------------
+    def _ack(self, src, store, key, extra, reply='ok'):
+        self.comm.send(reply, dest=src, tag=TAG_REPLY)
+
+    def _init(self, src, store, key, extra):
+        shape, dtype = extra
+        data = np.empty(shape, dtype=np.dtype(dtype))
+        self.comm.Recv(data, source=src, tag=TAG_DATA)
+        store.values[key] = from_xp(data, cpu())
+        self._ack(src, store, key, extra)
+
+    def _stored(self, store, key, src):
+        if key not in store.values:
+            raise MXNetError('kvstore server: rank %d used key %r, which was never initialized '
+                             '(call kv.init on every worker first)' % (src, key))
+        return store.values[key]
+
+    def _push(self, src, store, key, extra):
+        stored = self._stored(store, key, src)
+        kind, threshold = extra
+        if kind == 'dense':
+            grad = np.empty(stored.shape, dtype=stored.dtype)
+            self.comm.Recv(grad, source=src, tag=TAG_DATA)
+        else:
+            packed = np.empty(packed_size(stored.size), dtype=np.uint8)
+            self.comm.Recv(packed, source=src, tag=TAG_DATA)
+            grad = np.zeros(stored.shape, dtype=stored.dtype)
+            unpack_add(packed, threshold, grad)
+        if store.updater is None:
+            raise MXNetError('kvstore server: a push to key %r arrived before any optimizer was '
+                             'set (dist_async needs kv.set_optimizer on the workers)' % (key,))
+        store.updater(key, from_xp(grad, cpu()), stored)
+        self.pushes += 1
+
+    def _pull(self, src, store, key, extra):
+        self.comm.Send(np.ascontiguousarray(self._stored(store, key, src)._data), dest=src,
+                       tag=TAG_REPLY)
+
+    def _pushpull(self, src, store, key, extra):
+        self._push(src, store, key, extra)
+        self._pull(src, store, key, extra)
+
+    def _optimizer(self, src, store, key, extra):
+        from ..optimizer import get_updater  # pylint: disable=import-outside-toplevel
+        from ..optimizer.pickling import loads  # pylint: disable=import-outside-toplevel
+        store.updater = get_updater(loads(extra))
+        self._ack(src, store, key, extra)
+
+    def _updater(self, src, store, key, extra):
+        store.updater = pickle.loads(extra)
+        self._ack(src, store, key, extra)
+
+    def _get_states(self, src, store, key, extra):
+        if store.updater is None or not hasattr(store.updater, 'get_states'):
+            self._ack(src, store, key, extra, ('error', 'no optimizer was set on this kvstore; '
+                                                         'call set_optimizer first'))
+            return
+        self._ack(src, store, key, extra, store.updater.get_states(extra))
+
+    def _set_states(self, src, store, key, extra):
+        if store.updater is None or not hasattr(store.updater, 'set_states'):
+            self._ack(src, store, key, extra, ('error', 'no optimizer was set on this kvstore; '
+                                                         'call set_optimizer first'))
+            return
+        store.updater.set_states(extra)
+        self._ack(src, store, key, extra)
+
+
+def main():
+    """Entry point of a server rank."""
+    ParameterServer().serve()
+
+
+if __name__ == '__main__':
+    main()

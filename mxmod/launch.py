@@ -1,0 +1,144 @@
+"""Start a distributed job: ``python -m mxmod.launch -n 2 [-s 1] python train.py ARGS...``.
+
+Runs ``N`` workers (and ``S`` parameter-server ranks for ``dist_async``) with the ``mpiexec`` that
+sits beside this Python interpreter (the one belonging to the MPI library mpi4py loads). Every
+Python rank runs under ``python -m mpi4py``, so an uncaught exception in any rank aborts the whole
+job instead of leaving the others blocked; a rank killed by a signal makes ``mpiexec`` end the
+others. Each worker checks that it sees the world size that was asked for (a foreign ``mpiexec``
+silently starts N one-process jobs instead), and only rank 0 prints INFO logs and progress bars.
+
+``mpiexec -n 2 python -m mpi4py train.py`` works too (no server ranks, logs on every rank)."""
+import argparse
+import logging
+import os
+import re
+import subprocess
+import sys
+
+__all__ = ['main', 'build_command', 'find_mpiexec']
+
+_PYTHON_NAME = re.compile(r'^python[0-9.]*$')
+# interpreter options that take a separate argument
+_PYTHON_OPTS_WITH_ARG = ('-W', '-X', '-Q')
+
+
+def find_mpiexec():
+    """The ``mpiexec`` beside ``sys.executable``; an MXNetError says how to install it when absent."""
+    from .base import MXNetError  # pylint: disable=import-outside-toplevel
+    path = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
+    if not os.path.exists(path):
+        raise MXNetError('mxmod.launch needs the mpiexec of the MPI library mpi4py uses, beside '
+                         'the interpreter (%s): pip install mpi4py mpich' % path)
+    return path
+
+
+def _split_python(command):
+    """``['python', '-u', 'train.py', 'a']`` -> (interpreter options, program spec)."""
+    options, rest = [], list(command[1:])
+    while rest and rest[0].startswith('-') and rest[0] not in ('-m', '-c', '-'):
+        opt = rest.pop(0)
+        options.append(opt)
+        if opt in _PYTHON_OPTS_WITH_ARG and rest:
+            options.append(rest.pop(0))
+    if not rest:
+        raise ValueError('the command %r names no script, -m module or -c code to run' % command)
+    return options, rest
+
+
+def _is_python(program):
+    return (program == sys.executable
+            or _PYTHON_NAME.match(os.path.basename(program)) is not None)
+
+
+def build_command(num_workers, num_servers, command, mpiexec=None):
+    """The ``mpiexec`` command line and environment for a job.
+
+    Parameters
+    ----------
+    num_workers : int
+    num_servers : int
+    command : list of str
+        The worker command, e.g. ``['python', 'train.py', '--epochs', '2']``. A Python command is
+        run with this interpreter under ``-m mpi4py``; anything else is run as given.
+    mpiexec : str, optional
+        Defaults to :func:`find_mpiexec`.
+
+    Returns
+    -------
+    (list of str, dict)
+    """
+    if num_workers < 1 or num_servers < 0:
+        raise ValueError('need -n >= 1 and -s >= 0, got -n %d -s %d' % (num_workers, num_servers))
+    if not command:
+        raise ValueError('no command to run (usage: python -m mxmod.launch -n 2 python train.py)')
+    exe = sys.executable
+    if _is_python(command[0]):
+        options, program = _split_python(command)
+        worker = [exe] + options + ['-m', 'mpi4py', '-m', 'mxmod.launch', '--worker'] + program
+    else:
+        worker = list(command)
+    cmd = [mpiexec or find_mpiexec(), '-n', str(num_workers)] + worker
+    if num_servers:
+        cmd += [':', '-n', str(num_servers), exe, '-m', 'mpi4py', '-m', 'mxmod.kvstore.server']
+    env = dict(os.environ)
+    env['MXMOD_NUM_SERVERS'] = str(num_servers)
+    env['MXMOD_WORLD_SIZE'] = str(num_workers + num_servers)
+    return cmd, env
+
+
+def run_worker(program):
+    """Body of one worker rank (``python -m mpi4py -m mxmod.launch --worker SCRIPT ARGS``).
+
+    Checks the world size, silences INFO logs and progress bars on ranks other than 0, runs the
+    program as ``__main__``, then tells the servers (if any) that this worker is done.
+    """
+    from mpi4py.run import run_command_line  # pylint: disable=import-outside-toplevel
+    from .kvstore import mpi_comm  # pylint: disable=import-outside-toplevel
+    wld = mpi_comm.world()
+    os.environ['MXMOD_RANK'] = str(wld.rank)
+    if wld.rank != 0:
+        logging.disable(logging.INFO)
+        os.environ['MXMOD_PROGRESS_BAR'] = '0'
+    try:
+        run_command_line(list(program))
+    except SystemExit as exc:
+        if exc.code in (None, 0):
+            mpi_comm.notify_servers_done()
+        raise
+    mpi_comm.notify_servers_done()
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog='python -m mxmod.launch',
+        description='Run a data-parallel mxmod job under MPI (workers, and servers for '
+                    'dist_async).')
+    parser.add_argument('-n', '--num-workers', type=int, required=True,
+                        help='number of worker processes')
+    parser.add_argument('-s', '--num-servers', type=int, default=0,
+                        help='number of parameter-server processes (for dist_async)')
+    parser.add_argument('--mpiexec', default=None,
+                        help='mpiexec to use (default: the one beside this interpreter)')
+    parser.add_argument('command', nargs=argparse.REMAINDER,
+                        help='the worker command, e.g. python train.py ARGS')
+    return parser
+
+
+def main(argv=None):
+    """Command-line entry point; returns the job's exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == '--worker':
+        run_worker(argv[1:])
+        return 0
+    args = _parser().parse_args(argv)
+    cmd, env = build_command(args.num_workers, args.num_servers, args.command, args.mpiexec)
+    proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()
+        return proc.wait()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
