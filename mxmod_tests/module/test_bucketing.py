@@ -141,3 +141,22 @@ def test_bucket_larger_than_default_warns_and_works(caplog):
         mod.forward_backward(_seq_batch(rng, 8))
     assert any('larger than already allocated' in r.getMessage() for r in caplog.records)
     assert mod.get_outputs()[0].shape == (4, 3)
+
+
+@pytest.mark.parametrize('case', ['1-local-write', '2-device-write', '2-local-add'])
+def test_bucketing_training_matches_mxnet(case):
+    import json
+    import os
+    import tempfile
+    from mxmod_tests.module.gen_fixtures import _train_buckets
+    with open(os.path.join(os.path.dirname(__file__), 'fixtures', 'bucketing.json')) as fin:
+        expected = json.load(fin)[case]
+    ndev, kvstore, grad_req = case.split('-')
+    mod, metric = _train_buckets(mx, int(ndev), kvstore, grad_req)
+    assert metric.get()[1] == pytest.approx(expected['metric'], rel=1e-5)
+    for name, value in expected['params'].items():
+        np.testing.assert_allclose(mod.get_params()[0][name].asnumpy(), value, rtol=1e-4,
+                                   atol=1e-5, err_msg=name)
+    folder = tempfile.mkdtemp()
+    mod.save_checkpoint(os.path.join(folder, 'b'), 3)
+    assert sorted(os.listdir(folder)) == expected['files']
