@@ -56,3 +56,13 @@ class NotImplementedForSymbol(MXNetError):
 def py_str(value):
     """Decode bytes to str (MXNet's helper for C strings)."""
     return value.decode('utf-8') if isinstance(value, bytes) else str(value)
+
+
+class _NullType(object):
+    """Placeholder for an argument that was not given (MXNet's ``_Null``)."""
+
+    def __repr__(self):
+        return '_Null'
+
+
+_Null = _NullType()
