@@ -262,8 +262,10 @@ class Dropout(Operator):
             shape[a] = 1
         keep = 1.0 - self.p.p
         u = octx.rng.random_sample(tuple(shape))
-        scale = 1.0 / keep if keep > 0 else 0.0
-        mask = xp.asarray(u < keep, dtype=x.dtype) * _scalar(x, scale)
+        # p=1 gives 0 * inf = NaN everywhere, as MXNet 1.9.1 does
+        scale = 1.0 / keep if keep > 0 else float('inf')
+        with np.errstate(invalid='ignore'):
+            mask = xp.asarray(u < keep, dtype=x.dtype) * _scalar(x, scale)
         return [x * mask, xp.broadcast_to(mask, x.shape)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):

@@ -66,8 +66,9 @@ class Pooling(Operator):
         if len(kernel) != nd:
             raise MXNetError('Pooling: %d-D kernel %s for data with %d spatial axes'
                              % (len(kernel), kernel, nd))
-        stride = cu.expand('Pooling', 'stride', self.p.stride, nd, 1)
-        pad = cu.expand('Pooling', 'pad', self.p.pad, nd, 0)
+        # MXNet reads the first entries of longer stride/pad tuples (pad=(0, 0, 0) with a 1-D kernel)
+        stride = cu.expand('Pooling', 'stride', tuple(self.p.stride or ())[:nd], nd, 1)
+        pad = cu.expand('Pooling', 'pad', tuple(self.p.pad or ())[:nd], nd, 0)
         conv = self.p.pooling_convention
         if conv == 'same' and (nd != 1 or any(pad)):
             raise MXNetError("Pooling: pooling_convention='same' supports 1-D data without pad only")

@@ -209,7 +209,8 @@ def test_pooling_global_lp_1d_3d_and_layouts():
     x1 = rng.randn(2, 3, 9)
     check_forward('Pooling', {'kernel': '(3,)', 'stride': '(3,)', 'pool_type': 'sum'}, [x1],
                   [x1.reshape(2, 3, 3, 3).sum(axis=3)])
-    same = run_forward(make('Pooling', kernel='(3,)', stride='(2,)', pooling_convention='same'), [x1])[0]
+    same = run_forward(make('Pooling', kernel='(3,)', stride='(2,)', pad='(0, 0, 0)',
+                            pooling_convention='same'), [x1])[0]
     assert same.shape == (2, 3, 5)
     np.testing.assert_allclose(same[..., -1], x1[..., 8])
     x3 = rng.randn(1, 2, 4, 4, 6)

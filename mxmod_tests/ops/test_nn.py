@@ -145,6 +145,11 @@ def test_dropout_training_mask_scale_and_gradient():
     np.testing.assert_allclose(dx, np.where(kept, dy / 0.75, 0))
 
 
+def test_dropout_p1_gives_nan_like_mxnet():
+    out = run_forward(make('Dropout', p='1.0'), [np.ones((2, 3))], is_train=True)[0]
+    assert np.isnan(out).all()
+
+
 def test_dropout_axes_and_always_mode():
     x = np.ones((4, 30, 5))
     op = make('Dropout', p=0.5, axes='(1,)', mode='always')
