@@ -85,6 +85,7 @@ class Executor(object):
             a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
         self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
                               tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
+        self._plan_gradient_writes()
         for step in self._backward_steps:
             octx = self._octx[step.index]
             producer = plan.producer
@@ -95,6 +96,22 @@ class Executor(object):
             step.read_outputs = 'outputs' in uses
             step.no_inputs = [None] * len(step.inputs)
             step.no_outputs = [None] * len(step.outputs)
+
+    def _plan_gradient_writes(self):
+        """Each argument's gradient is written (and its temporary dropped) right after the last
+        backward step contributing to it; arguments no step reaches get zeros (write) at the end."""
+        targets = {slot: (slot, req, g) for slot, req, g in
+                   zip(self._plan.arg_slots, self._grad_req, self.grad_arrays)
+                   if req != 'null' and g is not None}
+        last = {}
+        for k, step in enumerate(self._backward_steps):
+            for s in step.inputs:
+                if s in targets:
+                    last[s] = k
+        self._grads_final = [[] for _ in self._backward_steps]
+        for slot, k in last.items():
+            self._grads_final[k].append(targets[slot])
+        self._grads_untouched = [t for s, t in targets.items() if s not in last]
 
     def _backward_last_reads(self):
         """For each backward step, the recomputed/kept slots that no later backward step reads."""
@@ -216,12 +233,15 @@ class Executor(object):
             return
         grads = self._head_grads(out_grads)
         vals = self._vals
-        for step, done in zip(self._backward_steps, self._last_read):
+        kept = self._kept
+        for step, done, finished in zip(self._backward_steps, self._last_read, self._grads_final):
             self._backward_step(step, grads)
             for s in done:
-                if s not in self._kept:
+                if s not in kept:
                     vals[s] = None
-        self._write_grads(grads)
+            if finished:
+                self._write_grads(grads, finished)
+        self._write_grads(grads, self._grads_untouched)
 
     def _head_grads(self, out_grads):
         if out_grads is None:
@@ -273,11 +293,10 @@ class Executor(object):
                 old = grads.get(s)
                 grads[s] = g if old is None else old + g
 
-    def _write_grads(self, grads):
-        for slot, req, garr in zip(self._plan.arg_slots, self._grad_req, self.grad_arrays):
-            if req == 'null' or garr is None:
-                continue
-            g = grads.get(slot)
+    def _write_grads(self, grads, targets):
+        """Write the finished gradients of ``targets`` ((slot, req, array) triples) and drop them."""
+        for slot, req, garr in targets:
+            g = grads.pop(slot, None)
             if req == 'add':
                 if g is not None:
                     garr._data += _on(g, garr.context).reshape(garr.shape)
