@@ -134,10 +134,16 @@ def main(argv=None):
     cmd, env = build_command(args.num_workers, args.num_servers, args.command, args.mpiexec)
     proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
     try:
-        return proc.wait()
+        code = proc.wait()
     except KeyboardInterrupt:
         proc.terminate()
-        return proc.wait()
+        code = proc.wait()
+    if code != 0:
+        sys.stderr.write('mxmod.launch: the MPI job (%d worker(s), %d server(s)) failed with exit '
+                         'status %d (an uncaught exception in a rank gives 1, a rank killed by '
+                         'signal N gives N or 128+N); see the messages above\n'
+                         % (args.num_workers, args.num_servers, code))
+    return code
 
 
 if __name__ == '__main__':

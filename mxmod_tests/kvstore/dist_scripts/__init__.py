@@ -1,0 +1,1 @@
+"""Programs that the distributed kvstore tests run under MPI (see runner.py)."""
