@@ -2,6 +2,7 @@
 
 Importing this module also registers Pooling (``pooling.py``) and UpSampling (``upsampling.py``)."""
 from ..base import MXNetError
+from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
 from . import pooling as _pooling  # noqa: F401  (registers Pooling)
@@ -110,8 +111,8 @@ class _ConvBase(Operator):
             y += inputs[2].reshape((1, -1) + (1,) * self.nd)
         return y
 
-    def _bias_grad(self, dy_cf):
-        return dy_cf.sum(axis=(0,) + tuple(range(2, dy_cf.ndim)))
+    def _bias_grad(self, xp, dy_cf):
+        return acc_sum(xp, dy_cf, (0,) + tuple(range(2, dy_cf.ndim)))
 
     def _cf(self, arr):
         return cu.to_channel_first(arr, self.layout)
@@ -181,7 +182,7 @@ class Convolution(_ConvBase):
             gw = conv_weight_grad(xp, self._columns(xp, x), dy, w.shape, self.p.num_group)
             grads[1] = self._back(gw, xp)
         if not self.p.no_bias:
-            grads.append(self._bias_grad(dy) if need[2] else None)
+            grads.append(self._bias_grad(xp, dy) if need[2] else None)
         return grads
 
 
@@ -267,7 +268,7 @@ class Deconvolution(_ConvBase):
         grads = [self._back(conv_apply(xp, cols, w, g), xp) if need[0] else None,
                  self._back(conv_weight_grad(xp, cols, x, w.shape, g), xp) if need[1] else None]
         if not self.p.no_bias:
-            grads.append(self._bias_grad(dy) if need[2] else None)
+            grads.append(self._bias_grad(xp, dy) if need[2] else None)
         return grads
 
 

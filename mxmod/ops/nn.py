@@ -4,6 +4,7 @@ Importing this module also registers the softmax family (``softmax.py``)."""
 import numpy as np
 
 from ..base import MXNetError
+from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from . import softmax as _softmax  # noqa: F401  (registers softmax, log_softmax, ...)
 
@@ -75,7 +76,7 @@ class FullyConnected(Operator):
         grads = [xp.matmul(dy, w).reshape(x.shape) if need[0] else None,
                  xp.matmul(dy.T, self._flat(x)) if need[1] else None]
         if not self.p.no_bias:
-            grads.append(dy.sum(axis=0).reshape(inputs[2].shape) if need[2] else None)
+            grads.append(acc_sum(xp, dy, 0).reshape(inputs[2].shape) if need[2] else None)
         return grads
 
 
@@ -211,7 +212,7 @@ class LeakyReLU(Operator):
             dx = dy * xp.where(x > 0, 1, gview)
             dg = dy * xp.where(x > 0, 0, x)
             axes = tuple(i for i in range(x.ndim) if gview.shape[i] == 1 and x.shape[i] != 1)
-            dg = dg.sum(axis=axes, keepdims=True).reshape(gamma.shape) if axes else dg.reshape(gamma.shape)
+            dg = acc_sum(xp, dg, axes, keepdims=True).reshape(gamma.shape) if axes else dg.reshape(gamma.shape)
             return [dx.astype(x.dtype, copy=False), dg.astype(gamma.dtype, copy=False)]
         if kind == 'rrelu':
             return [dy * xp.where(y > 0, 1, outputs[1])]

@@ -1,5 +1,6 @@
 """Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, LRN and L2Normalization."""
 from ..base import MXNetError
+from .accum import acc_sum, acc_mean_var
 from .base import Operator, Param, register, merge_shape
 
 __all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization']
@@ -15,8 +16,8 @@ def _norm_backward(xp, dy, xhat, invstd, axes):
     m = 1
     for a in axes:
         m *= dy.shape[a]
-    mean_dy = dy.sum(axis=axes, keepdims=True) / m
-    mean_dy_xhat = (dy * xhat).sum(axis=axes, keepdims=True) / m
+    mean_dy = acc_sum(xp, dy, axes, keepdims=True) / m
+    mean_dy_xhat = acc_sum(xp, dy * xhat, axes, keepdims=True) / m
     return (dy - mean_dy - xhat * mean_dy_xhat) * invstd
 
 
@@ -90,8 +91,8 @@ class BatchNorm(Operator):
         xc = x.astype(ctype, copy=False)
         eps = ctype.type(self.p.eps)
         if self._batch_mode(octx):
-            mean = xc.mean(axis=axes)
-            var = xc.var(axis=axes)
+            mean, var = acc_mean_var(xp, xc, axes)
+            mean, var = mean.reshape(-1), var.reshape(-1)
         else:
             mean, var = aux[0], aux[1]
         invstd = 1 / xp.sqrt(var + eps)
@@ -108,8 +109,8 @@ class BatchNorm(Operator):
         dy = out_grads[0].astype(ctype, copy=False)
         mean, invstd = outputs[1], outputs[2]
         xhat = (xc - mean.reshape(shape)) * invstd.reshape(shape)
-        dgamma = (dy * xhat).sum(axis=axes)
-        dbeta = dy.sum(axis=axes)
+        dgamma = acc_sum(octx.xp, dy * xhat, axes)
+        dbeta = acc_sum(octx.xp, dy, axes)
         g = gamma.reshape(shape)
         if self.p.use_global_stats:
             dx = dy * g * invstd.reshape(shape)
@@ -155,8 +156,7 @@ class InstanceNorm(Operator):
         x, gamma, beta = inputs
         axes = tuple(range(2, x.ndim))
         shape = (1, -1) + (1,) * (x.ndim - 2)
-        mean = x.mean(axis=axes, keepdims=True)
-        var = x.var(axis=axes, keepdims=True)
+        mean, var = acc_mean_var(octx.xp, x, axes)
         xhat = (x - mean) / octx.xp.sqrt(var + x.dtype.type(self.p.eps))
         out = xhat * gamma.reshape(shape) + beta.reshape(shape)
         return [out, mean.reshape(x.shape[:2]), var.reshape(x.shape[:2])]
@@ -170,7 +170,8 @@ class InstanceNorm(Operator):
         xhat = (x - outputs[1].reshape(stat)) * invstd
         dy = out_grads[0]
         dx = _norm_backward(octx.xp, dy * gamma.reshape(shape), xhat, invstd, axes)
-        return [dx, (dy * xhat).sum(axis=(0,) + axes), dy.sum(axis=(0,) + axes)]
+        xp = octx.xp
+        return [dx, acc_sum(xp, dy * xhat, (0,) + axes), acc_sum(xp, dy, (0,) + axes)]
 
 
 @register
@@ -207,8 +208,8 @@ class LayerNorm(Operator):
     def forward(self, octx, inputs, aux):
         x, gamma, beta = inputs
         axis, shape = self._shape(x)
-        mean = x.mean(axis=axis, keepdims=True)
-        std = octx.xp.sqrt(x.var(axis=axis, keepdims=True) + x.dtype.type(self.p.eps))
+        mean, var = acc_mean_var(octx.xp, x, axis)
+        std = octx.xp.sqrt(var + x.dtype.type(self.p.eps))
         out = (x - mean) / std * gamma.reshape(shape) + beta.reshape(shape)
         return [out, mean, std]
 
@@ -220,7 +221,7 @@ class LayerNorm(Operator):
         dy = out_grads[0]
         other = tuple(i for i in range(x.ndim) if i != axis)
         dx = _norm_backward(octx.xp, dy * gamma.reshape(shape), xhat, invstd, (axis,))
-        return [dx, (dy * xhat).sum(axis=other), dy.sum(axis=other)]
+        return [dx, acc_sum(octx.xp, dy * xhat, other), acc_sum(octx.xp, dy, other)]
 
 
 # ---- LRN / L2Normalization --------------------------------------------------------------------

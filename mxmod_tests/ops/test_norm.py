@@ -216,3 +216,19 @@ def test_l2_normalization(mode, axes):
     check_forward('L2Normalization', {'mode': mode}, [x], [x / norm])
     keep = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     check_grad('L2Normalization', {'mode': mode}, [x], head=[rng.randn(*x.shape), np.zeros(keep)])
+
+
+def test_float32_reductions_over_large_batches_are_accurate():
+    """Parameter gradients summed over a big batch axis keep float32 accuracy (numpy alone adds
+    such axes one element at a time)."""
+    dy64 = rng.normal(0, 1, (20000, 8))
+    x = rng.normal(0, 1, (20000, 8)).astype(np.float32)
+    dy = dy64.astype(np.float32)
+    op = make('FullyConnected', num_hidden=8)
+    octx = OpContext(np, mx.cpu(), is_train=True, need_grad=[False, False, True])
+    grads = op.backward(octx, [dy], [x, np.eye(8, dtype=np.float32), np.zeros(8, np.float32)], [None], [])
+    np.testing.assert_allclose(grads[2], dy.astype(np.float64).sum(axis=0), rtol=0, atol=2e-5)
+    op = make('BatchNorm', fix_gamma=False)
+    outs = run_forward(op, [x, np.ones(8, np.float32), np.zeros(8, np.float32)],
+                       [np.zeros(8, np.float32), np.ones(8, np.float32)], is_train=True)
+    np.testing.assert_allclose(outs[1], x.astype(np.float64).mean(axis=0), rtol=0, atol=1e-6)
