@@ -68,8 +68,9 @@ def train_epoch(module, epoch, train_data, eval_metric, batch_end_callback, moni
             monitor.toc_print()
         if next_data_batch is None:
             name_values = eval_metric.get_global_name_value()
-        call_callbacks(batch_end_callback, batch_end_param(epoch, nbatch, eval_metric,
-                                                           dict(locals(), self=module)))
+        if batch_end_callback:
+            call_callbacks(batch_end_callback, batch_end_param(epoch, nbatch, eval_metric,
+                                                               dict(locals(), self=module)))
         nbatch += 1
     return name_values
 

@@ -292,7 +292,8 @@ class Module(OptimizerMixin, BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             group = self._exec_group
-            self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype)
+            self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype,
+                                            stype=getattr(arrs[0], 'stype', 'default'))
                                 for name, arrs in zip(self._param_names, group.param_arrays)}
             self._aux_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype)
                                 for name, arrs in zip(self._aux_names, group.aux_arrays)}
