@@ -13,11 +13,11 @@ from .mpi_comm import mpi
 __all__ = ['Bucketer', 'bucket_bytes']
 
 ENV_BUCKET_MB = 'MXMOD_KVSTORE_BUCKET_MB'
-DEFAULT_BUCKET_MB = 4.0
+DEFAULT_BUCKET_MB = 8.0
 
 
 def bucket_bytes():
-    """Bucket size in bytes: ``MXMOD_KVSTORE_BUCKET_MB`` (default 4) megabytes."""
+    """Bucket size in bytes: ``MXMOD_KVSTORE_BUCKET_MB`` (default 8) megabytes."""
     return int(float(os.environ.get(ENV_BUCKET_MB, DEFAULT_BUCKET_MB)) * (1 << 20))
 
 

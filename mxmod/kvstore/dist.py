@@ -114,6 +114,39 @@ class DistKVStore(KVStore):
             if result is not None:
                 self._apply(k, result)
 
+    def pushpull(self, key, value, out=None, priority=0):
+        """Push ``value`` then pull into ``out`` (into ``value`` in place when ``out`` is None).
+
+        A collective call: every worker passes the same keys in the same order. Without an
+        updater or compression, an in-place pushpull of one host array per key sums directly in
+        the pushed arrays (one copy less).
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        value : NDArray, list of NDArray, or list of lists (one per key)
+        out : same structure as ``value``, optional
+        priority : int
+        """
+        if out is not None or self._updater is not None or self._wire_compression is not None:
+            super(DistKVStore, self).pushpull(key, value, out, priority)
+            return
+        _, pairs = self._pairs(key, value, 'pushpull')
+        if not all(len(vals) == 1 and self._in_place_ok(k, vals[0]) for k, vals in pairs):
+            super(DistKVStore, self).pushpull(key, value, out, priority)
+            return
+        self._bucketer.allreduce([(vals[0]._data, vals[0]._data) for _, vals in pairs])
+        for k, vals in pairs:
+            self._store[k]._data[...] = vals[0]._data
+
+    def _in_place_ok(self, key, val):
+        stored = self._stored(key, 'pushpull')
+        if tuple(val.shape) != tuple(stored.shape):
+            raise MXNetError('pushpull: shape mismatch for key %r: stored %s, pushed %s'
+                             % (key, stored.shape, tuple(val.shape)))
+        return (getattr(val, 'stype', 'default') == 'default' and val.dtype == stored.dtype
+                and isinstance(val._data, np.ndarray) and isinstance(stored._data, np.ndarray))
+
     def _target(self, key, merged, vals_private):
         """Where the cross-worker sum of ``key`` lands: the store itself when there is no
         updater (returns None as the value to apply), else a comm buffer on merged's device."""
