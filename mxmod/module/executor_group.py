@@ -298,7 +298,7 @@ class DataParallelExecutorGroup(object):
         first = data_batch[0] if isinstance(data_batch, list) else data_batch
         if self.label_arrays is not None and getattr(first, 'label', None):
             _load_label(data_batch, self.label_arrays, self.label_layouts)
-        run_per_device(lambda i, e: e.forward(is_train=is_train), self.execs)
+        run_per_device(lambda i, e: e.forward(is_train=is_train), self.execs, self.contexts)
 
     def backward(self, out_grads=None):
         """Run backward on every device; ``out_grads`` (full batch) are sliced per device."""
@@ -317,7 +317,7 @@ class DataParallelExecutorGroup(object):
                 heads.append(part.as_in_context(self.contexts[i]) if axis >= 0
                              else part.copyto(self.contexts[i]))
             exec_.backward(out_grads=heads)
-        run_per_device(run, self.execs)
+        run_per_device(run, self.execs, self.contexts)
 
     def get_output_shapes(self):
         """``(name, shape)`` of each output with the batch axis set to the full batch size."""

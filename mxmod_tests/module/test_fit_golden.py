@@ -116,3 +116,11 @@ def _batchnorm_results():
     if not _BN_CACHE:
         _BN_CACHE.update(fit_batchnorm(mx))
     return _BN_CACHE
+
+
+def test_data_parallel_inline_execution_matches(golden, monkeypatch):
+    # MXMOD_EXEC_THREADS=0 runs the per-device executors inline instead of one thread each
+    monkeypatch.setenv('MXMOD_EXEC_THREADS', '0')
+    _, steps, _, pred = _fit(golden, cpus(2), 'local')
+    _check_steps(golden, steps, atol=1e-6)
+    np.testing.assert_allclose(pred, golden['predict:softmax'], rtol=1e-5, atol=1e-6)
