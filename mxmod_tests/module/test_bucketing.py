@@ -160,3 +160,33 @@ def test_bucketing_training_matches_mxnet(case):
     folder = tempfile.mkdtemp()
     mod.save_checkpoint(os.path.join(folder, 'b'), 3)
     assert sorted(os.listdir(folder)) == expected['files']
+
+
+def test_load_dict_restores_buckets_and_params():
+    mod = _bucketing()
+    rng = np.random.RandomState(4)
+    for length in (6, 3):
+        mod.forward_backward(_seq_batch(rng, length))
+        mod.update()
+    arg, aux = mod.get_params()
+    sym_dict = {key: _seq_sym_gen(key)[0] for key in (6, 3)}
+    loaded = mx.mod.BucketingModule.load_dict(sym_dict, sym_gen=_seq_sym_gen, default_bucket_key=6,
+                                              arg_params=arg, aux_params=aux)
+    assert sorted(loaded._buckets) == [3, 6] and loaded.params_initialized
+    loaded.bind(data_shapes=[('data', (4, 6, 5))], label_shapes=[('softmax_label', (4,))],
+                for_training=False)
+    batch = _seq_batch(rng, 3)
+    mod.forward(batch, is_train=False)
+    loaded.forward(batch, is_train=False)
+    np.testing.assert_allclose(loaded.get_outputs()[0].asnumpy(), mod.get_outputs()[0].asnumpy(),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match='arg_params'):
+        mx.mod.BucketingModule.load_dict(sym_dict, sym_gen=_seq_sym_gen, default_bucket_key=6)
+
+
+def test_borrow_optimizer_needs_an_initialized_optimizer():
+    donor = mx.mod.BucketingModule(_scale_sym_gen, default_bucket_key=10)
+    donor.bind(data_shapes=[['data', (2,)]])
+    donor.init_params()
+    with pytest.raises(MXNetError, match=r'init_optimizer\(\)'):
+        mx.mod.Module(_scale_sym_gen(1)[0], label_names=None).borrow_optimizer(donor._curr_module)
