@@ -107,3 +107,15 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load('%s-symbol.json' % prefix)
     arg_params, aux_params = load_params(prefix, epoch)
     return (symbol, arg_params, aux_params)
+
+
+_KVSTORE_HELPERS = ('_create_kvstore', '_initialize_kvstore', '_update_params_on_kvstore',
+                    '_update_params')
+
+
+def __getattr__(name):
+    # MXNet's model module holds Module's kvstore helpers; mxmod keeps them in the module layer
+    if name in _KVSTORE_HELPERS:
+        from .module import kvstore_helpers  # pylint: disable=import-outside-toplevel
+        return getattr(kvstore_helpers, name)
+    raise AttributeError("module 'mxmod.model' has no attribute %r" % name)

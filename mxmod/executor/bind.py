@@ -84,18 +84,15 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
     arg_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.arg_names)
     aux_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.aux_names)
     shared = _shared_arrays(shared_exec, shared_arg_names)
-    args, grads, auxs = [], [], []
+    params = set(shared_arg_names or ())
+    stypes = _storage_types(opt)
+    args, grads = [], []
     for name, slot, req, actx in zip(plan.arg_names, plan.arg_slots, reqs, arg_ctx):
-        shape, dtype = slot_shapes[slot], slot_types[slot]
-        arr, garr = shared.get(name, (None, None))
-        if arr is None or arr.shape != shape or np.dtype(arr.dtype).name != dtype:
-            arr = _from_buffer(shared_buffer, name, shape, dtype, actx)
-            garr = None
-        args.append(arr)
-        if req == 'null':
-            grads.append(None)
-        else:
-            grads.append(garr if garr is not None and garr.shape == shape else nd_zeros(shape, actx, dtype))
+        arr, garr = _arg_arrays(name, slot_shapes[slot], slot_types[slot], actx, req,
+                                shared.get(name), name in params, shared_buffer)
+        args.append(_tag(arr, stypes.get(name)))
+        grads.append(garr)
+    auxs = []
     for name, slot, actx in zip(plan.aux_names, plan.aux_slots, aux_ctx):
         shared_aux = shared_exec.aux_dict.get(name) if shared_exec is not None else None
         if shared_aux is not None and shared_aux.shape == slot_shapes[slot]:
@@ -104,6 +101,42 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
             auxs.append(nd_zeros(slot_shapes[slot], actx, slot_types[slot]))
     return Executor(sym, ctx, plan, (args, grads, auxs, slot_shapes, slot_types), reqs, group2ctx,
                     optimized=opt)
+
+
+def _arg_arrays(name, shape, dtype, ctx, req, shared, is_param, shared_buffer):
+    """The argument and gradient arrays of one argument: a parameter reuses the shared executor's
+    arrays (or gets fresh ones); any other input reuses ``shared_buffer`` entries ``name`` and
+    ``'grad of ' + name`` when they are large enough, as MXNet's simple_bind does."""
+    arr, garr = shared or (None, None)
+    if arr is not None and (arr.shape != shape or np.dtype(arr.dtype).name != dtype):
+        arr = garr = None
+    if arr is None:
+        buffer = None if is_param else shared_buffer
+        arr = _from_buffer(buffer, name, shape, dtype, ctx)
+        if req != 'null':
+            garr = _from_buffer(buffer, 'grad of ' + name, shape, dtype, ctx)
+    if req == 'null':
+        garr = None
+    elif garr is None or garr.shape != shape:
+        garr = nd_zeros(shape, ctx, dtype)
+    return arr, garr
+
+
+def _storage_types(sym):
+    """Variable name -> storage type from its ``__storage_type__`` attribute."""
+    names = {0: 'default', 1: 'row_sparse', 2: 'csr'}
+    out = {}
+    for node in sym._topo():
+        flag = node.attrs.get('__storage_type__') if node.op is None else None
+        if flag is not None and int(flag) in names:
+            out[node.name] = names[int(flag)]
+    return out
+
+
+def _tag(arr, stype):
+    if stype and stype != 'default':
+        arr._stype = stype
+    return arr
 
 
 def _var_shapes(plan, slot_shapes):

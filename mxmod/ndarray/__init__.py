@@ -41,11 +41,6 @@ def ones_like(data, **kwargs):
     return _ndarray_mod.ones_like(data, **{k: v for k, v in kwargs.items() if k in ('ctx', 'dtype')})
 
 
-try:
-    from .serialization import save, load, load_frombuffer  # noqa: F401
-except ImportError:  # written in a parallel change
-    pass
-try:
-    from . import random  # noqa: F401
-except ImportError:
-    pass
+from .serialization import save, load, load_frombuffer  # noqa: F401,E402
+from . import random  # noqa: F401,E402
+from . import contrib  # noqa: F401,E402

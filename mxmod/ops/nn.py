@@ -106,6 +106,7 @@ class Activation(Operator):
     params = {'act_type': Param('str', choices=tuple(_ACT))}
     mirror_cheap = True
     backward_uses = ('outputs',)
+    monitor_generic_inputs = True   # MXNet's monitor names its input 'input0'
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
@@ -161,6 +162,9 @@ class LeakyReLU(Operator):
 
     def list_arguments(self):
         return ['data', 'gamma'] if self.p.act_type == 'prelu' else ['data']
+
+    def input_var_attrs(self):
+        return {'gamma': {'__init__': '["Constant", {"value": 0.25}]'}}
 
     def list_outputs(self):
         return ['output', 'mask'] if self.p.act_type == 'rrelu' else ['output']
@@ -278,6 +282,7 @@ class Dropout(Operator):
 class Embedding(Operator):
     """Look up rows of ``weight`` (input_dim, output_dim) at the (float) indices in ``data``."""
     op_name = 'Embedding'
+    aliases = ('_contrib_SparseEmbedding',)
     params = {'input_dim': Param('int'), 'output_dim': Param('int'),
               'dtype': Param('dtype', 'float32'), 'sparse_grad': Param('bool', False)}
     arguments = ('data', 'weight')

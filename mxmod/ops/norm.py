@@ -47,6 +47,9 @@ class BatchNorm(Operator):
     def num_visible_outputs(self):
         return 3 if self.p.output_mean_var else 1
 
+    def input_var_attrs(self):
+        return {'moving_mean': {'__init__': '["zero", {}]'}, 'moving_var': {'__init__': '["one", {}]'}}
+
     def infer_shape(self, in_shapes, out_shapes):
         data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
         if data is None:

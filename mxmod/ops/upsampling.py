@@ -24,6 +24,9 @@ class UpSampling(Operator):
     mirror_cheap = True
     backward_uses = ('inputs',)
 
+    def input_var_attrs(self):
+        return {'weight': {'__init__': '["bilinear", {}]'}}
+
     def setup(self):
         p = self.p
         if p.scale < 1 or p.num_args < 1:

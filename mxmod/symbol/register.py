@@ -76,10 +76,17 @@ def create(op_name, hint, args, kwargs):
             user_attr[key] = attr_str(val)
         elif val is not None:
             params[key] = attr_str(val)
-    pos = [a for a in args if a is not None]
-    for a in pos:
-        if not isinstance(a, Symbol):
-            raise TypeError('%s: positional inputs must be Symbols, got %s' % (op_name, type(a).__name__))
+    k = 0
+    while k < len(args) and (args[k] is None or isinstance(args[k], Symbol)):
+        k += 1
+    pos = [a for a in args[:k] if a is not None]
+    rest = args[k:]
+    if rest:
+        free = [n for n in cls.params if n not in kwargs]
+        if len(rest) > len(free) or any(isinstance(a, Symbol) for a in rest):
+            raise TypeError('%s: positional arguments must be input Symbols followed by parameters '
+                            '%s; got %r' % (op_name, list(cls.params), args))
+        params.update((n, attr_str(v)) for n, v in zip(free, rest))
     if 'num_args' in cls.params and 'num_args' not in params:
         params['num_args'] = str(len(pos) + len(inputs))
     attrs = normalize_attrs(AttrScope.current().get(user_attr))

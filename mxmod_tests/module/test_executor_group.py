@@ -25,9 +25,6 @@ def _params(sym):
     return [n for n in sym.list_arguments() if n not in ('data', 'out_label')]
 
 
-@pytest.mark.xfail(strict=True, reason='executor/bind.py simple_bind stores arguments named in '
-                   'shared_arg_names in shared_buffer when shared_exec is None (MXNet allocates '
-                   'them fresh)')
 def test_shared_group_shares_params_grads_and_input_buffers():
     small, big = _stack(3), _stack(5)
     shared_names = _params(small)

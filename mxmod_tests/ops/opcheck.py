@@ -40,8 +40,8 @@ def check_grad(op_name, attrs, inputs, aux=(), wrt=None, is_train=True, eps=1e-6
         ``head`` describing the implied objective instead.
     """
     op = make(op_name, **attrs)
-    inputs = [np.array(x, dtype=np.float64) if np.asarray(x).dtype.kind == 'f' else np.array(x)
-              for x in inputs]
+    inputs = [np.array(x, dtype=np.float64, order='C') if np.asarray(x).dtype.kind == 'f'
+              else np.array(x, order='C') for x in inputs]
     aux = [np.array(a, dtype=np.float64) for a in aux]
     rng = np.random.RandomState(7)
     outs = run_forward(op, inputs, [a.copy() for a in aux], is_train)
