@@ -10,6 +10,7 @@ per gate), reloaded with mx.rnn.load_rnn_checkpoint and scored again.
     python examples/lstm_bucketing.py                          # short default run (< 1 min)
     python examples/lstm_bucketing.py --epochs 10 --sentences 8000 --num-layers 2
     python examples/lstm_bucketing.py --fused                  # one fused RNN operator
+    python examples/lstm_bucketing.py --gpus 0                 # on the first GPU (cupy)
 """
 import argparse
 import logging
@@ -75,6 +76,13 @@ def make_stack(args):
     return stack
 
 
+def contexts(args):
+    """The devices to train on: the GPUs listed in --gpus, else the CPU."""
+    if not args.gpus:
+        return [mx.cpu()]
+    return [mx.gpu(int(i)) for i in args.gpus.split(',')]
+
+
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--epochs', type=int, default=5)
@@ -86,6 +94,7 @@ def parse_args():
     parser.add_argument('--lr', type=float, default=0.01)
     parser.add_argument('--buckets', default='6,8,10,13,17', help='comma-separated lengths')
     parser.add_argument('--fused', action='store_true', help='use FusedRNNCell')
+    parser.add_argument('--gpus', default='', help="e.g. '0' or '0,1' (needs cupy); CPU if empty")
     parser.add_argument('--prefix', default=os.path.join(tempfile.gettempdir(), 'mxmod-lstm'))
     return parser.parse_args()
 
@@ -111,7 +120,7 @@ def main():
     stack = make_stack(args)
     sym_gen = make_sym_gen(stack, vocab_size, args.num_embed, args.num_hidden)
     model = mx.mod.BucketingModule(sym_gen, default_bucket_key=train.default_bucket_key,
-                                   context=mx.cpu())
+                                   context=contexts(args))
     history = []
     model.fit(train, eval_data=val, eval_metric=mx.metric.Perplexity(0), num_epoch=args.epochs,
               optimizer='adam', optimizer_params={'learning_rate': args.lr},
@@ -126,7 +135,7 @@ def check_and_reload(args, stack, sym_gen, train, val, history, vocab_size):
     """Reload the checkpoint into a fresh module, score it, and require perplexity to fall."""
     _, arg_params, aux_params = mx.rnn.load_rnn_checkpoint(stack, args.prefix, args.epochs)
     restored = mx.mod.BucketingModule(sym_gen, default_bucket_key=train.default_bucket_key,
-                                      context=mx.cpu())
+                                      context=contexts(args))
     restored.bind(data_shapes=train.provide_data, label_shapes=train.provide_label,
                   for_training=False)
     restored.set_params(arg_params, aux_params)

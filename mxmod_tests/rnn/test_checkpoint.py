@@ -62,6 +62,7 @@ for k in sorted(arg):
 """
 
 
+@pytest.mark.oracle
 @pytest.mark.skipif(not oracle_available(), reason='MXNet oracle not installed')
 def test_mxnet_loads_the_rnn_checkpoint(tmp_path):
     stack, sym, args = model()
