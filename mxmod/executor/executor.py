@@ -9,7 +9,7 @@ from ..base import MXNetError
 from ..context import xp_of
 from ..ndarray.ndarray import NDArray, from_xp, _put
 from ..ops.base import OpContext
-from .monitoring import report_forward, report_backward
+from .monitoring import report_forward, report_backward, report_variables
 
 
 class Executor(object):
@@ -174,6 +174,8 @@ class Executor(object):
                 for s in free:
                     vals[s] = None
         else:
+            if self._monitor is not None and self._monitor_all:
+                report_variables(self)
             for step, octx, free in zip(self._plan.steps, self._octx, frees):
                 self._run_step(step, octx)
                 for s in free:

@@ -1,7 +1,7 @@
 """Monitor callbacks of an executor, named as MXNet names them: ``<node>_<output>`` for forward
 outputs, ``<node>_backward_output[i]`` for the gradients a backward node produces, and with
-``monitor_all`` the inputs too (a variable by its own name, another node's value as
-``<node>_<argument>``, or ``<node>_input<i>`` for operators without named inputs)."""
+``monitor_all`` the variables by name and every operator input as ``<node>_<argument>`` (or
+``<node>_input<i>`` for operators without named inputs)."""
 from ..ndarray.ndarray import from_xp
 
 
@@ -15,16 +15,18 @@ def report_forward(exe, step, ins, outs):
     ctx = step.ctx
     if exe._monitor_all:
         generic = getattr(step.op, 'monitor_generic_inputs', False)
-        for i, ((src, _), name, val) in enumerate(zip(step.node.inputs, step.op.list_arguments(), ins)):
-            if src.op is None:
-                label = src.name
-            elif generic:
-                label = '%s_input%d' % (step.name, i)
-            else:
-                label = '%s_%s' % (step.name, name)
+        for i, (name, val) in enumerate(zip(step.op.list_arguments(), ins)):
+            label = '%s_input%d' % (step.name, i) if generic else '%s_%s' % (step.name, name)
             callback(label, _wrap(val, ctx))
     for name, val in zip(step.op.list_outputs()[:step.op.num_visible_outputs()], outs):
         callback('%s_%s' % (step.name, name), _wrap(val, ctx))
+
+
+def report_variables(exe):
+    """With ``monitor_all``, every variable (argument and auxiliary state) is reported by name."""
+    for name, arr in list(zip(exe._plan.arg_names, exe.arg_arrays)) + \
+            list(zip(exe._plan.aux_names, exe.aux_arrays)):
+        exe._monitor(name, arr)
 
 
 def report_backward(exe, step, backward_inputs, in_grads):
