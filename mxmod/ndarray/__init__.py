@@ -1,8 +1,8 @@
 """``mx.nd``: the NDArray, its creation functions, imperative operators, save/load and random."""
 from . import ndarray as _ndarray_mod
 from . import arith  # noqa: F401  (installs the arithmetic operators on NDArray)
-from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, stack, waitall,  # noqa: F401
-                      from_xp)
+from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, concatenate,  # noqa: F401
+                      stack, waitall, from_xp)
 from .register import make_function as _make_function
 from ..ops.base import OPS as _OPS
 

@@ -7,7 +7,7 @@ from ..base import MXNetError, numeric_types, integer_types, mx_real_t
 from ..context import Context, current_context, xp_of
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'zeros_like',
-           'ones_like', 'concat', 'stack', 'waitall', 'from_xp', 'to_numpy']
+           'ones_like', 'concat', 'concatenate', 'stack', 'waitall', 'from_xp', 'to_numpy']
 
 
 _STYPES = ('default', 'row_sparse', 'csr')
@@ -394,6 +394,15 @@ def concat(*arrays, **kwargs):
     ctx = arrays[0].context
     xp = xp_of(ctx)
     return from_xp(xp.concatenate([a.as_in_context(ctx)._data for a in arrays], axis=dim), ctx)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Concatenate a list of NDArrays along ``axis`` (a new array)."""
+    if not arrays:
+        raise ValueError('concatenate needs at least one array')
+    if len(arrays) == 1 and not always_copy:
+        return arrays[0]
+    return concat(*arrays, dim=axis)
 
 
 def stack(*arrays, **kwargs):

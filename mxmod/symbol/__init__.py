@@ -29,13 +29,25 @@ op = _internal
 
 
 def zeros(shape, dtype=None, **kwargs):
-    """A symbol producing zeros of ``shape``."""
-    return globals()['_zeros'](shape=shape, dtype=dtype, **kwargs)
+    """A symbol producing zeros of ``shape`` (float32 unless ``dtype`` says otherwise)."""
+    return _make_function('_zeros', '_zeros')(shape=shape, dtype=dtype or 'float32', **kwargs)
 
 
 def ones(shape, dtype=None, **kwargs):
-    """A symbol producing ones of ``shape``."""
-    return globals()['_ones'](shape=shape, dtype=dtype, **kwargs)
+    """A symbol producing ones of ``shape`` (float32 unless ``dtype`` says otherwise)."""
+    return _make_function('_ones', '_ones')(shape=shape, dtype=dtype or 'float32', **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol producing ``val`` everywhere in ``shape``."""
+    return _make_function('_full', '_full')(shape=shape, value=val, dtype=dtype or 'float32', **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """A symbol producing evenly spaced values."""
+    return _make_function('_arange', '_arange')(start=start, stop=stop, step=step, repeat=repeat,
+                                                infer_range=infer_range, name=name,
+                                                dtype=dtype or 'float32')
 
 
 def pow(base, exp):  # pylint: disable=redefined-builtin
