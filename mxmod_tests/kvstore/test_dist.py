@@ -65,3 +65,21 @@ def test_async_reaches_sync_accuracy(single_run, tmp_path):
 def test_async_api():
     out, _ = launch_ok('async_api.py', servers=2)
     assert 'OK dist_async 0' in out and 'OK dist_async 1' in out
+
+
+def test_compressed_sync_sequence_matches_mxnet(tmp_path):
+    """2-bit compression + 'test' optimizer + rank-0 init, two workers with two devices each:
+    every pulled value equals what MXNet 1.9.1's ps-lite dist_sync returned (frozen fixture)."""
+    import json
+    import os
+    fixture = os.path.join(os.path.dirname(__file__), 'fixtures', 'dist_sync_2bit_oracle.json')
+    with open(fixture) as fin:
+        expected = json.load(fin)
+    path = str(tmp_path / 'seq.json')
+    launch_ok('oracle_sequence.py', [path])
+    for rank in range(2):
+        with open(path.replace('.json', '.rank%d.json' % rank)) as fin:
+            got = json.load(fin)
+        assert got['num_workers'] == expected['num_workers'] == 2
+        for key in ('a', 'b'):
+            np.testing.assert_array_equal(np.array(got[key]), np.array(expected[key]), err_msg=key)
