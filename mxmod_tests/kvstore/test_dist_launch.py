@@ -1,6 +1,5 @@
 """``python -m mxmod.launch``: the command it builds, the world-size check, logs on rank 0 only,
 and fault handling (a rank that raises or is killed ends the job quickly with an error)."""
-import os
 import sys
 
 import pytest
