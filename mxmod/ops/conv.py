@@ -5,7 +5,6 @@ from ..base import MXNetError
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
-from . import pooling as _pooling  # noqa: F401  (registers Pooling)
 
 __all__ = ['Convolution', 'Deconvolution']
 
@@ -271,5 +270,3 @@ class Deconvolution(_ConvBase):
             grads.append(self._bias_grad(xp, dy) if need[2] else None)
         return grads
 
-
-from . import upsampling as _upsampling  # noqa: E402,F401  (registers UpSampling; needs Deconvolution)

@@ -5,7 +5,7 @@ under MXNet's canonical name with MXNet's aliases (``_Plus`` for ``elemwise_add`
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import Operator, Param, register
 
 
 # ---- unary ------------------------------------------------------------------------------------

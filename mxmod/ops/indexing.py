@@ -366,5 +366,3 @@ class Clip(Operator):
         inside = (x >= self.p.a_min) & (x <= self.p.a_max)
         return [out_grads[0] * inside]
 
-
-from . import shape_broadcast, indexing_nd  # noqa: E402,F401  pylint: disable=wrong-import-position

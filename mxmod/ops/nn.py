@@ -6,7 +6,6 @@ import numpy as np
 from ..base import MXNetError
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
-from . import softmax as _softmax  # noqa: F401  (registers softmax, log_softmax, ...)
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout', 'Embedding']
 

@@ -361,5 +361,3 @@ class Cast(Operator):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return [out_grads[0].astype(saved_shape(octx, inputs)[1])]
 
-
-from . import shape_join  # noqa: E402,F401  pylint: disable=wrong-import-position

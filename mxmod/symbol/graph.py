@@ -1,5 +1,4 @@
 """Graph nodes behind Symbols, attribute conventions and traversal helpers."""
-from ..base import MXNetError
 from ..ops.base import get_op
 
 # keys that MXNet stores hidden as __key__ and lists both ways
