@@ -9,6 +9,7 @@ from ..base import MXNetError
 from ..context import xp_of
 from ..ndarray.ndarray import NDArray, from_xp, _put
 from ..ops.base import OpContext
+from . import fastpath
 from .monitoring import report_forward, report_backward, report_variables
 
 
@@ -96,6 +97,8 @@ class Executor(object):
             step.read_outputs = 'outputs' in uses
             step.no_inputs = [None] * len(step.inputs)
             step.no_outputs = [None] * len(step.outputs)
+        self._fast_backward = self._single_ctx and not any(s.mirror for s in plan.steps)
+        self._bwd_program = fastpath.compile_backward(self)
 
     def _plan_gradient_writes(self):
         """Each argument's gradient is written (and its temporary dropped) right after the last
@@ -167,12 +170,7 @@ class Executor(object):
         for octx in self._octx:
             octx.is_train = is_train
         if self._single_ctx and self._monitor is None:
-            for (forward, octx, ins, auxs, outs), free in zip(self._fwd_program, frees):
-                res = forward(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
-                for s, o in zip(outs, res):
-                    vals[s] = o
-                for s in free:
-                    vals[s] = None
+            fastpath.run_forward(self, frees)
         else:
             if self._monitor is not None and self._monitor_all:
                 report_variables(self)
@@ -234,6 +232,10 @@ class Executor(object):
         if not self._backward_steps:
             return
         grads = self._head_grads(out_grads)
+        if self._fast_backward and self._monitor is None:
+            fastpath.run_backward(self, grads)
+            self._write_grads(grads, self._grads_untouched)
+            return
         vals = self._vals
         kept = self._kept
         for step, done, finished in zip(self._backward_steps, self._last_read, self._grads_final):
