@@ -34,9 +34,13 @@ from .util import np_shape, is_np_shape, set_np_shape, use_np_shape  # noqa: F40
 
 
 def __getattr__(name):
-    from .out_of_scope import OUT_OF_SCOPE, placeholder  # pylint: disable=import-outside-toplevel
-    if name in OUT_OF_SCOPE:
+    from .out_of_scope import (OUT_OF_SCOPE, PARTLY_IN_SCOPE,  # pylint: disable=import-outside-toplevel
+                               placeholder)
+    if name in PARTLY_IN_SCOPE:
+        module = _importlib.import_module('.' + name, __name__)
+    elif name in OUT_OF_SCOPE:
         module = placeholder(name)
-        globals()[name] = module
-        return module
-    raise AttributeError("module 'mxmod' has no attribute %r" % name)
+    else:
+        raise AttributeError("module 'mxmod' has no attribute %r" % name)
+    globals()[name] = module
+    return module
