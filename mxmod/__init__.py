@@ -34,8 +34,8 @@ from .util import np_shape, is_np_shape, set_np_shape, use_np_shape  # noqa: F40
 
 
 def __getattr__(name):
-    from .out_of_scope import (OUT_OF_SCOPE, PARTLY_IN_SCOPE,  # pylint: disable=import-outside-toplevel
-                               placeholder)
+    # pylint: disable-next=import-outside-toplevel
+    from .out_of_scope import OUT_OF_SCOPE, PARTLY_IN_SCOPE, placeholder
     if name in PARTLY_IN_SCOPE:
         module = _importlib.import_module('.' + name, __name__)
     elif name in OUT_OF_SCOPE:

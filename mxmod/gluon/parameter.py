@@ -194,7 +194,7 @@ class ParameterDict(object):
 
     def __repr__(self):
         head = self._prefix + ' ' if self._prefix else ''
-        body = '\n'.join('    %r' % param for param in self.values())
+        body = '\n'.join('  %r' % param for param in self.values())
         return '%s(\n%s\n)' % (head, body)
 
     def __getitem__(self, key):

@@ -32,7 +32,7 @@ def describe(built):
             'aux_shapes': [list(s) for s in aux_shapes],
             'params': [[name, list(p.shape) if p.shape is not None else None, p.grad_req,
                         p.lr_mult, p.wd_mult] for name, p in params.items()],
-            'params_prefix': params.prefix,
+            'params_prefix': params.prefix, 'params_repr': repr(params),
             'prefix': built['cell'].prefix,
             'states': [s.name for s in built['states']],
             'repr': repr(built['cell'])}

@@ -16,7 +16,7 @@ def test_rest_of_gluon_is_out_of_scope(attr):
 
 def test_out_of_scope_imports_and_layers():
     with pytest.raises(MXNetError, match='mx.gluon.nn is not available'):
-        from mxmod.gluon import nn  # noqa: F401  pylint: disable=unused-import,import-outside-toplevel
+        from mxmod.gluon import nn  # noqa: F401  pylint: disable=unused-import
     with pytest.raises(MXNetError, match=r'mx\.gluon\.rnn\.LSTM is not available'):
         mx.gluon.rnn.LSTM(10)
     with pytest.raises(MXNetError, match=r'mx\.contrib\.foo is not available.*mxmod\.contrib'):

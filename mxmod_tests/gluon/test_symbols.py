@@ -31,7 +31,7 @@ def describe(built):
             'aux_shapes': [list(s) for s in aux_shapes],
             'params': [[name, list(p.shape) if p.shape is not None else None, p.grad_req,
                         p.lr_mult, p.wd_mult] for name, p in params.items()],
-            'params_prefix': params.prefix,
+            'params_prefix': params.prefix, 'params_repr': repr(params),
             'prefix': built['cell'].prefix,
             'states': [s.name for s in built['states']],
             'repr': repr(built['cell'])}
@@ -46,8 +46,8 @@ def test_symbol_matches_mxnet(name):
     got = describe(symbol_cases.build(mx, CASES[name]))
     want = FROZEN[name]
     for key in ('list_arguments', 'list_outputs', 'list_auxiliary_states', 'arg_shapes',
-                'out_shapes', 'aux_shapes', 'params', 'params_prefix', 'prefix', 'states',
-                'repr'):
+                'out_shapes', 'aux_shapes', 'params', 'params_prefix', 'params_repr', 'prefix',
+                'states', 'repr'):
         assert got[key] == want[key], key
     assert json.loads(got['json']) == json.loads(want['json'])
     assert got['json'] == want['json']

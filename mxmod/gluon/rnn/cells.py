@@ -82,7 +82,8 @@ class RNNCell(_DenseCell):
     def __repr__(self):
         return '%s(%s, %s)' % (type(self).__name__, self._mapping(), self._activation)
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):  # pylint: disable=arguments-differ
+    def hybrid_forward(self, F, inputs, states,  # pylint: disable=arguments-differ
+                       i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = 't%d_' % self._counter
         i2h, h2h = self._dense(F, inputs, states[0],
                                (i2h_weight, h2h_weight, i2h_bias, h2h_bias), prefix)
@@ -134,7 +135,8 @@ class LSTMCell(_DenseCell):
     def _alias(self):
         return 'lstm'
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):  # pylint: disable=arguments-differ
+    def hybrid_forward(self, F, inputs, states,  # pylint: disable=arguments-differ
+                       i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = 't%d_' % self._counter
         i2h, h2h = self._dense(F, inputs, states[0],
                                (i2h_weight, h2h_weight, i2h_bias, h2h_bias), prefix)
@@ -185,7 +187,8 @@ class GRUCell(_DenseCell):
     def _alias(self):
         return 'gru'
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):  # pylint: disable=arguments-differ
+    def hybrid_forward(self, F, inputs, states,  # pylint: disable=arguments-differ
+                       i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = 't%d_' % self._counter
         prev_h = states[0]
         i2h, h2h = self._dense(F, inputs, prev_h,
