@@ -135,9 +135,8 @@ class DistKVStore(KVStore):
         if not all(len(vals) == 1 and self._in_place_ok(k, vals[0]) for k, vals in pairs):
             super(DistKVStore, self).pushpull(key, value, out, priority)
             return
-        self._bucketer.allreduce([(vals[0]._data, vals[0]._data) for _, vals in pairs])
-        for k, vals in pairs:
-            self._store[k]._data[...] = vals[0]._data
+        self._bucketer.allreduce([(vals[0]._data, vals[0]._data, self._store[k]._data)
+                                  for k, vals in pairs])
 
     def _in_place_ok(self, key, val):
         stored = self._stored(key, 'pushpull')
@@ -145,7 +144,8 @@ class DistKVStore(KVStore):
             raise MXNetError('pushpull: shape mismatch for key %r: stored %s, pushed %s'
                              % (key, stored.shape, tuple(val.shape)))
         return (getattr(val, 'stype', 'default') == 'default' and val.dtype == stored.dtype
-                and isinstance(val._data, np.ndarray) and isinstance(stored._data, np.ndarray))
+                and isinstance(val._data, np.ndarray) and isinstance(stored._data, np.ndarray)
+                and stored._data.flags.c_contiguous)
 
     def _target(self, key, merged, vals_private):
         """Where the cross-worker sum of ``key`` lands: the store itself when there is no

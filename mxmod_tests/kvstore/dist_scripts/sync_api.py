@@ -152,6 +152,24 @@ def check_fusion():
     assert kvf._bucketer.calls - before == 1, kvf._bucketer.calls - before
     for i, g in enumerate(grads):
         same(g, NW * i + NW * (NW - 1) / 2, 'fused pushpull key %d' % i)
+    out = mx.nd.zeros((10, 10))
+    kvf.pull('f5', out=out)
+    same(out, NW * 5 + NW * (NW - 1) / 2, 'store holds the in-place pushpull sum')
+    # an array larger than a bucket is summed in bucket-sized pieces, in place
+    big_shape = (kvf._bucketer.bucket_size // 4 + 1000,)
+    kvf.init('big', mx.nd.zeros(big_shape))
+    big = mx.nd.array(np.arange(big_shape[0], dtype=np.float32) % 97 + RANK)
+    before = kvf._bucketer.calls
+    kvf.pushpull('big', big)
+    assert kvf._bucketer.calls - before == 2, kvf._bucketer.calls - before
+    expected = NW * (np.arange(big_shape[0], dtype=np.float32) % 97) + NW * (NW - 1) / 2
+    same(big, expected, 'chunked in-place pushpull')
+    out = mx.nd.zeros(big_shape)
+    kvf.pull('big', out=out)
+    same(out, expected, 'chunked pushpull mirrored into the store')
+    kvf.push('big', mx.nd.ones(big_shape))
+    kvf.pull('big', out=out)
+    same(out, NW, 'chunked push (send -> store)')
     kv.barrier()
 
 
