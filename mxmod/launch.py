@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 
+from .base import MXNetError
+
 __all__ = ['main', 'build_command', 'find_mpiexec']
 
 _PYTHON_NAME = re.compile(r'^python[0-9.]*$')
@@ -24,7 +26,6 @@ _PYTHON_OPTS_WITH_ARG = ('-W', '-X', '-Q')
 
 def find_mpiexec():
     """The ``mpiexec`` beside ``sys.executable``; an MXNetError says how to install it when absent."""
-    from .base import MXNetError  # pylint: disable=import-outside-toplevel
     path = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
     if not os.path.exists(path):
         raise MXNetError('mxmod.launch needs the mpiexec of the MPI library mpi4py uses, beside '
@@ -130,9 +131,16 @@ def main(argv=None):
     if argv and argv[0] == '--worker':
         run_worker(argv[1:])
         return 0
-    args = _parser().parse_args(argv)
-    cmd, env = build_command(args.num_workers, args.num_servers, args.command, args.mpiexec)
-    proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        cmd, env = build_command(args.num_workers, args.num_servers, args.command, args.mpiexec)
+    except (ValueError, MXNetError) as err:
+        parser.error(str(err))
+    try:
+        proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
+    except OSError as err:
+        parser.error('cannot run %s: %s' % (cmd[0], err))
     try:
         code = proc.wait()
     except KeyboardInterrupt:
