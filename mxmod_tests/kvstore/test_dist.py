@@ -41,10 +41,15 @@ def _params(path):
     return {k: v for k, v in np.load(path).items()}
 
 
-@pytest.mark.parametrize('kvtype,ndev', [('dist_sync', 1), ('dist_device_sync', 2)])
-def test_module_fit_matches_single_process(kvtype, ndev, single_run, tmp_path):
+@pytest.mark.parametrize('kvtype,ndev,on_kvstore', [('dist_sync', 1, '1'),
+                                                     ('dist_device_sync', 2, '1'),
+                                                     ('dist_sync', 1, '0')])
+def test_module_fit_matches_single_process(kvtype, ndev, on_kvstore, single_run, tmp_path):
+    """update_on_kvstore (the optimizer on every replica of the store) and, with
+    MXNET_UPDATE_ON_KVSTORE=0, local updates after an in-place allreduce of the gradients."""
     path = str(tmp_path / 'p.npz')
-    launch_ok('module_fit.py', [kvtype, ndev, path, EPOCHS, LR])
+    launch_ok('module_fit.py', [kvtype, ndev, path, EPOCHS, LR],
+              env={'MXNET_UPDATE_ON_KVSTORE': on_kvstore})
     ranks = [_params(path.replace('.npz', '.rank%d.npz' % r)) for r in range(2)]
     for name, ref in single_run.items():
         if name == 'accuracy':

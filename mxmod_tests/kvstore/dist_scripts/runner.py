@@ -52,9 +52,9 @@ def launch(name, args=(), workers=2, servers=0, timeout=60, env=None):
     return run(cmd, timeout=timeout, env=env)
 
 
-def launch_ok(name, args=(), workers=2, servers=0, timeout=60):
+def launch_ok(name, args=(), workers=2, servers=0, timeout=60, env=None):
     """Like :func:`launch` but fail the test unless the job exits with status 0."""
-    code, out, err, _ = launch(name, args, workers, servers, timeout)
+    code, out, err, _ = launch(name, args, workers, servers, timeout, env)
     if code != 0:
         pytest.fail('MPI job %s %s exited with %d\nstdout:\n%s\nstderr:\n%s'
                     % (name, list(args), code, out, err[-4000:]))
