@@ -16,7 +16,8 @@ def _operand(self, other):
             raise MXNetError('operands live on different contexts: %s and %s' % (self._ctx, other._ctx))
         return other._data
     if isinstance(other, numeric_types):
-        return other
+        # MXNet converts the scalar to the array's dtype first (int32 * 1.5 multiplies by 1)
+        return self._data.dtype.type(other)
     if isinstance(other, np.ndarray):
         return _put(other, self._ctx)
     raise TypeError('unsupported operand type %s for NDArray arithmetic' % type(other).__name__)

@@ -179,8 +179,8 @@ class NDArray(object):
             other._set(self._data)
             return other
         if isinstance(other, Context):
-            return from_xp(_put(self._data, other).copy() if other == self._ctx
-                           else _put(self._data, other), other)
+            data = _put(self._data, other)
+            return from_xp(data.copy() if data is self._data else data, other)
         raise TypeError('copyto expects an NDArray or a Context, got %s' % type(other).__name__)
 
     def as_in_context(self, context):

@@ -266,7 +266,8 @@ class ScalarOp(Operator):
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
-        out = self.fn(octx.xp, x, x.dtype.type(self.p.scalar) if x.dtype.kind == 'f' else self.p.scalar)
+        # MXNet converts the scalar to the array's dtype first (int32 * 1.5 multiplies by 1)
+        out = self.fn(octx.xp, x, x.dtype.type(self.p.scalar))
         if out.dtype != x.dtype:
             out = out.astype(x.dtype)
         return [out]
