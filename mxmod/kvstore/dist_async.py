@@ -34,6 +34,10 @@ def _host(value):
 class DistAsyncKVStore(DistKVStore):
     """Asynchronous distributed store: the parameters live on server ranks.
 
+    Every worker creates its dist_async stores in the same order (the servers tell the stores
+    apart by that order) and calls ``init``, ``set_optimizer`` and ``barrier`` together; pushes
+    and pulls need no partner.
+
     Parameters
     ----------
     name : str, default 'dist_async'
