@@ -70,17 +70,30 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
             kvstore.broadcast(name, arg_params[name], out=param_on_devs)
 
 
-def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
-    """Push each parameter's device gradients; the store updates and the weights are pulled."""
+def _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights):
+    """Sum every parameter's device gradients through the store in one list call (so a distributed
+    store can fuse small gradients); the results land in the weights (``into_weights``, the store
+    holds the optimizer) or back in the gradients. Sparse arrays go key by key."""
+    names, grads, outs = [], [], []
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue
         name = param_names[index]
+        target = arg_list if into_weights else grad_list
         if _stype(grad_list[0]) == 'default' and _stype(arg_list[0]) == 'default':
-            kvstore.pushpull(name, grad_list, out=arg_list, priority=-index)
+            names.append(name)
+            grads.append(grad_list)
+            outs.append(target)
         else:
             kvstore.push(name, grad_list, priority=-index)
-            kvstore.pull(name, out=arg_list, priority=-index)
+            kvstore.pull(name, out=target, priority=-index)
+    if names:
+        kvstore.pushpull(names, grads, out=outs if into_weights else None)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Push each parameter's device gradients; the store updates and the weights are pulled."""
+    _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=True)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
@@ -90,17 +103,12 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
     ``updater`` is called once per device with ``(indices, grads, weights)`` lists, index
     ``param_index * num_device + device_index``.
     """
+    if kvstore:
+        _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=False)
     per_device = [([], [], []) for _ in range(num_device)]
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue
-        if kvstore:
-            name = param_names[index]
-            if _stype(grad_list[0]) == 'default' and _stype(arg_list[0]) == 'default':
-                kvstore.pushpull(name, grad_list, priority=-index)
-            else:
-                kvstore.push(name, grad_list, priority=-index)
-                kvstore.pull(name, out=grad_list, priority=-index)
         for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
             indices, grads, weights = per_device[k]
             indices.append(index * num_device + k)

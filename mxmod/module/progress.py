@@ -2,14 +2,18 @@
 one more batch-end callback.
 
 Off by default; turn it on with ``progress_bar=True`` on fit/score/predict, or for every call
-with the environment variable ``MXMOD_PROGRESS_BAR=1``."""
+with the environment variable ``MXMOD_PROGRESS_BAR=1``. In a distributed job only rank 0 (as
+``mxmod.launch`` sets ``MXMOD_RANK``) draws it."""
 import os
 
 __all__ = ['progress_enabled', 'maybe_bar']
 
 
 def progress_enabled(progress_bar):
-    """Resolve ``progress_bar`` (None -> the MXMOD_PROGRESS_BAR environment variable)."""
+    """Resolve ``progress_bar`` (None -> the MXMOD_PROGRESS_BAR environment variable); never on
+    ranks other than 0."""
+    if os.environ.get('MXMOD_RANK', '0') != '0':
+        return False
     if progress_bar is None:
         return os.environ.get('MXMOD_PROGRESS_BAR', '0') not in ('0', '', 'false', 'False')
     return bool(progress_bar)
