@@ -44,7 +44,8 @@ def conv_data_cols(xp, dy, w, groups):
     k = _prod(w.shape[2:])
     dyt = dy.swapaxes(0, 1).reshape(groups, f // groups, -1)
     wm = w.reshape(groups, f // groups, cg * k)
-    dcols = xp.matmul(wm.transpose(0, 2, 1), dyt)
+    dcols = cu.scratch(xp, 'dcols', (groups, cg * k, dyt.shape[-1]), xp.result_type(w, dy))
+    xp.matmul(wm.transpose(0, 2, 1), dyt, out=dcols)
     return dcols.reshape((cg * groups, k, n) + tuple(dy.shape[2:]))
 
 

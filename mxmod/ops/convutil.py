@@ -1,15 +1,22 @@
-"""Window helpers shared by convolution and pooling: im2col / col2im over 1-3 spatial axes,
-layout conversion, and parameter normalisation.
+"""Window helpers shared by convolution and pooling: per-offset strided views, im2col / col2im
+over 1-3 spatial axes, a reusable scratch buffer for columns, layout conversion and parameter
+normalisation.
 
 Columns are laid out as (C, K, N, *out) (K = number of kernel offsets) so that a convolution is
-one GEMM of the weight (F, C*K) with the columns viewed as (C*K, N*L)."""
+one GEMM of the weight (F, C*K) with the columns viewed as (C*K, N*L). Windows are never
+materialised for pooling: it reduces over the K strided views of the padded input directly."""
 import itertools
+import threading
+
+import numpy
 
 from ..base import MXNetError
 
 CHANNEL_LAST = {'NWC': 1, 'NHWC': 2, 'NDHWC': 3}
 CHANNEL_FIRST = {'NCW': 1, 'NCHW': 2, 'NCDHW': 3}
 DEFAULT_LAYOUT = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
+SCRATCH_LIMIT = 64 << 20
+_SCRATCH = threading.local()
 
 
 def expand(op, name, value, nd, fill):
@@ -68,39 +75,54 @@ def pad_spatial(xp, x, pad, value=0, extra=None):
     return xp.pad(x, widths, mode='constant', constant_values=value)
 
 
-def im2col(xp, xpad, kernel, stride, dilate, out):
-    """Columns (C, K, N, *out) of the already padded channel-first input ``xpad`` (N, C, ...)."""
+def scratch(xp, name, shape, dtype):
+    """An uninitialised array for a temporary that never leaves an operator call (columns).
+
+    On numpy the memory is one buffer per ``name`` and thread, grown as needed and then reused,
+    so a training loop does not map and fault in fresh pages for every batch's columns (the
+    operating system's cost of a new large array is comparable to the copy that fills it); like
+    MXNet's temporary workspace it stays allocated, up to ``SCRATCH_LIMIT`` bytes per name.
+    Larger requests, and cupy (whose memory pool already reuses blocks), get a new array."""
+    dtype = numpy.dtype(dtype)
+    size = int(numpy.prod(shape)) * dtype.itemsize
+    if xp is not numpy or size > SCRATCH_LIMIT:
+        return xp.empty(shape, dtype=dtype)
+    buffers = _SCRATCH.__dict__.setdefault('buffers', {})
+    buf = buffers.get(name)
+    if buf is None or buf.size < size:
+        buf = buffers[name] = numpy.empty(size, dtype=numpy.uint8)
+    return buf[:size].view(dtype).reshape(shape)
+
+
+def im2col(xp, xpad, kernel, stride, dilate, out, name='cols'):
+    """Columns (C, K, N, *out) of the already padded channel-first input ``xpad`` (N, C, ...),
+    in the scratch buffer ``name`` (see :func:`scratch`)."""
     n, c = xpad.shape[:2]
-    offs = _offsets(kernel)
-    cols = xp.empty((c, len(offs), n) + tuple(out), dtype=xpad.dtype)
-    for k, off in enumerate(offs):
-        idx = tuple(_window(o * d, s, m) for o, d, s, m in zip(off, dilate, stride, out))
-        cols[:, k] = xpad[(slice(None), slice(None)) + idx].swapaxes(0, 1)
+    views = offset_views(xpad, kernel, stride, dilate, out)
+    cols = scratch(xp, name, (c, len(views), n) + tuple(out), xpad.dtype)
+    for k, view in enumerate(views):
+        cols[:, k] = view.swapaxes(0, 1)
     return cols
 
 
-def windows(xp, xpad, kernel, stride, out):
-    """Windows (N, C, K, *out) of a padded input (no dilation): the pooling view."""
-    n, c = xpad.shape[:2]
-    offs = _offsets(kernel)
-    wins = xp.empty((n, c, len(offs)) + tuple(out), dtype=xpad.dtype)
-    for k, off in enumerate(offs):
-        idx = tuple(_window(o, s, m) for o, s, m in zip(off, stride, out))
-        wins[:, :, k] = xpad[(slice(None), slice(None)) + idx]
-    return wins
-
-
-def col2im(xp, cols, padded_shape, kernel, stride, dilate, channels_first=True):
-    """Sum columns back into a zero array of ``padded_shape`` (N, C, ...), the adjoint of im2col.
-
-    ``cols`` is (C, K, N, *out) when ``channels_first`` is True, else (N, C, K, *out)."""
-    res = xp.zeros(padded_shape, dtype=cols.dtype)
-    offs = _offsets(kernel)
-    out = cols.shape[3:]
-    for k, off in enumerate(offs):
+def offset_views(arr, kernel, stride, dilate, out):
+    """One strided view (N, C, *out) of the padded array ``arr`` per kernel offset, in the order
+    of im2col's K axis: the elements each offset of every window reads (or, for a gradient
+    buffer, writes)."""
+    views = []
+    for off in _offsets(kernel):
         idx = tuple(_window(o * d, s, m) for o, d, s, m in zip(off, dilate, stride, out))
-        part = cols[:, k].swapaxes(0, 1) if channels_first else cols[:, :, k]
-        res[(slice(None), slice(None)) + idx] += part
+        views.append(arr[(slice(None), slice(None)) + idx])
+    return views
+
+
+def col2im(xp, cols, padded_shape, kernel, stride, dilate):
+    """Sum columns (C, K, N, *out) back into a zero array of ``padded_shape`` (N, C, ...), the
+    adjoint of im2col."""
+    res = xp.zeros(padded_shape, dtype=cols.dtype)
+    views = offset_views(res, kernel, stride, dilate, cols.shape[3:])
+    for k, view in enumerate(views):
+        view += cols[:, k].swapaxes(0, 1)
     return res
 
 

@@ -101,12 +101,19 @@ class Pooling(Operator):
         out = merge_shape(self.op_name, 'output', out_shapes[0], out)
         return [data], [out] * len(out_shapes)
 
-    def _windows(self, xp, x, fill):
-        kernel, stride, pad, out = self._geometry(x.shape[2:])
+    def _padded(self, xp, x, fill):
+        """The padded channel-first input and the geometry (kernel, stride, pad, out)."""
+        geom = self._geometry(x.shape[2:])
+        kernel, stride, pad, out = geom
         extra = tuple(max(0, (o - 1) * s + k - (n + 2 * p))
                       for o, s, k, n, p in zip(out, stride, kernel, x.shape[2:], pad))
-        xpad = cu.pad_spatial(xp, x, pad, fill, extra)
-        return cu.windows(xp, xpad, kernel, stride, out), xpad.shape, (kernel, stride, pad, out)
+        return cu.pad_spatial(xp, x, pad, fill, extra), geom
+
+    @staticmethod
+    def _views(arr, geom):
+        """One strided (N, C, *out) view of ``arr`` per window offset, in window order."""
+        kernel, stride, _, out = geom
+        return cu.offset_views(arr, kernel, stride, (1,) * len(kernel), out)
 
     def _divisor(self, xp, spatial, geom, dtype):
         """Per-output-position window sizes for average pooling, shape (*out)."""
@@ -123,49 +130,84 @@ class Pooling(Operator):
             div = size if div is None else div * size
         return xp.asarray(np.maximum(div, 1), dtype=dtype)
 
+    def _fill(self, dtype):
+        return np.finfo(dtype).min if self.p.pool_type == 'max' and dtype.kind == 'f' else 0
+
+    def _reduce(self, xp, views):
+        """Max, sum or sum of p-th powers over the window views, offset by offset in window order
+        (the order, hence the rounding, of a reduction over a stacked window axis)."""
+        kind, pv = self.p.pool_type, self.p.p_value
+        if kind != 'max' and math.prod(views[0].shape[2:]) == 1:
+            # one window per channel (global pooling): a contiguous reduction, as numpy sums it
+            wins = xp.stack(views, axis=2)
+            return (wins ** pv if kind == 'lp' and pv != 1 else wins).sum(axis=2)
+        if kind == 'lp' and pv != 1:
+            y = views[0] ** pv
+            for view in views[1:]:
+                y += view ** pv
+            return y
+        y = views[0].copy()
+        for view in views[1:]:
+            if kind == 'max':
+                xp.maximum(y, view, out=y)
+            else:
+                y += view
+        return y
+
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         layout = self._layout(inputs[0].ndim)
         x = cu.to_channel_first(inputs[0], layout)
+        xpad, geom = self._padded(xp, x, self._fill(x.dtype))
+        y = self._reduce(xp, self._views(xpad, geom))
         kind = self.p.pool_type
-        fill = np.finfo(x.dtype).min if kind == 'max' and x.dtype.kind == 'f' else 0
-        wins, _, geom = self._windows(xp, x, fill)
-        if kind == 'max':
-            y = wins.max(axis=2)
-        elif kind == 'lp':
-            pv = self.p.p_value
-            y = (wins ** pv).sum(axis=2) ** x.dtype.type(1.0 / pv) if pv != 1 else wins.sum(axis=2)
-        else:
-            y = wins.sum(axis=2)
-            if kind == 'avg':
-                y = y / self._divisor(xp, x.shape[2:], geom, x.dtype)
+        if kind == 'lp' and self.p.p_value != 1:
+            y = y ** x.dtype.type(1.0 / self.p.p_value)
+        elif kind == 'avg':
+            y = y / self._divisor(xp, x.shape[2:], geom, x.dtype)
         y = xp.ascontiguousarray(cu.from_channel_first(y.astype(x.dtype, copy=False), layout))
         if self.workspace:
             return [y, xp.broadcast_to(xp.zeros((), dtype=y.dtype), y.shape)]
         return [y]
+
+    @staticmethod
+    def _max_backward(xp, xviews, dviews, y, dy):
+        """Each window's gradient to its first maximal element (the first NaN if it holds one,
+        as argmax picks), adding offset by offset."""
+        nans = y.dtype.kind in 'fc' and bool(xp.isnan(y).any())
+        free = None
+        for view, grad in zip(xviews, dviews):
+            hit = view == y
+            if nans:
+                hit |= view != view
+            if free is None:
+                free = ~hit
+            else:
+                hit &= free
+                free ^= hit
+            grad += (hit * dy).astype(grad.dtype, copy=False)
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
         layout = self._layout(inputs[0].ndim)
         x = cu.to_channel_first(inputs[0], layout)
         dy = cu.to_channel_first(out_grads[0], layout)
+        xpad, geom = self._padded(xp, x, self._fill(x.dtype))
+        dxp = xp.zeros(xpad.shape, dtype=x.dtype)
+        dviews = self._views(dxp, geom)
         kind = self.p.pool_type
-        fill = np.finfo(x.dtype).min if kind == 'max' and x.dtype.kind == 'f' else 0
-        wins, padded, geom = self._windows(xp, x, fill)
-        kernel, stride, pad, _ = geom
-        dyk = xp.expand_dims(dy, 2)
         if kind == 'max':
-            first = xp.expand_dims(wins.argmax(axis=2), 2)
-            ks = xp.arange(wins.shape[2]).reshape((1, 1, -1) + (1,) * (x.ndim - 2))
-            dcols = (ks == first) * dyk
+            y = cu.to_channel_first(outputs[0], layout)
+            self._max_backward(xp, self._views(xpad, geom), dviews, y, dy)
         elif kind == 'lp' and self.p.p_value != 1:
-            y = xp.expand_dims(cu.to_channel_first(outputs[0], layout), 2)
-            dcols = dyk * (wins / y) ** (self.p.p_value - 1)
-        elif kind == 'avg':
-            dcols = xp.broadcast_to(dyk / self._divisor(xp, x.shape[2:], geom, x.dtype), wins.shape)
+            y = cu.to_channel_first(outputs[0], layout)
+            for view, grad in zip(self._views(xpad, geom), dviews):
+                grad += (dy * (view / y) ** (self.p.p_value - 1)).astype(x.dtype, copy=False)
         else:
-            dcols = xp.broadcast_to(dyk, wins.shape)
-        dxp = cu.col2im(xp, dcols.astype(x.dtype, copy=False), padded, kernel, stride,
-                        (1,) * len(kernel), channels_first=False)
-        dx = cu.crop_spatial(dxp, pad, x.shape[2:])
+            if kind == 'avg':
+                dy = dy / self._divisor(xp, x.shape[2:], geom, x.dtype)
+            dy = dy.astype(x.dtype, copy=False)
+            for grad in dviews:
+                grad += dy
+        dx = cu.crop_spatial(dxp, geom[2], x.shape[2:])
         return [xp.ascontiguousarray(cu.from_channel_first(dx, layout))]
