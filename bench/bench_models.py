@@ -68,10 +68,12 @@ def sentences(n):
 
 # ---- MXNet-API workers (mxmod and MXNet run the very same code) ---------------------------------
 def import_mx(impl):
+    """MXNet, or mxmod from this checkout ('mxmod') or from $BENCH_MXMOD_ROOT ('baseline')."""
     if impl == 'mxnet':
         import mxnet as mx  # pylint: disable=import-outside-toplevel
     else:
-        sys.path.insert(0, os.path.dirname(HERE))
+        root = os.environ['BENCH_MXMOD_ROOT'] if impl == 'baseline' else os.path.dirname(HERE)
+        sys.path.insert(0, os.path.abspath(root))
         import mxmod as mx  # pylint: disable=import-outside-toplevel
     return mx
 
@@ -269,8 +271,10 @@ def worker_main(args):
             worker.run_epoch()
             out = {'units': worker.units, 'warmup_s': time.perf_counter() - tic}
         elif 'run' in cmd:
+            cpu = time.process_time()
             seconds, metric = worker.run_epoch()
-            out = {'seconds': seconds, 'units': worker.units, 'metric': metric}
+            out = {'seconds': seconds, 'cpu_seconds': time.process_time() - cpu,
+                   'units': worker.units, 'metric': metric}
         elif 'finite' in cmd:
             out = {'params_finite': worker.finite()}
         else:
@@ -283,10 +287,10 @@ def worker_main(args):
 class WorkerProcess:
     """A worker subprocess (one per implementation) speaking the protocol of :func:`worker_main`."""
 
-    def __init__(self, impl, python, threads):
+    def __init__(self, impl, python, threads, baseline=None):
         self.impl = impl
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-                   MKL_NUM_THREADS=str(threads))
+                   MKL_NUM_THREADS=str(threads), BENCH_MXMOD_ROOT=baseline or '')
         self.log = tempfile.TemporaryFile(mode='w+')
         cmd = [python, os.path.abspath(__file__), '--worker', impl, '--threads', str(threads)]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -326,7 +330,13 @@ class WorkerProcess:
 def interpreters(args):
     """{impl: python} for the requested implementations that are available; notes for the rest."""
     found, notes = {}, []
-    paths = {'mxmod': sys.executable, 'mxnet': args.mxnet_python, 'torch': args.torch_python}
+    paths = {'mxmod': sys.executable, 'mxnet': args.mxnet_python, 'torch': args.torch_python,
+             'baseline': sys.executable}
+    if args.baseline:
+        if not os.path.isdir(os.path.join(args.baseline, 'mxmod')):
+            raise SystemExit('--baseline: no mxmod package in %s' % args.baseline)
+        args.baseline = os.path.abspath(args.baseline)
+        args.impls.insert(1, 'baseline')
     for impl in args.impls:
         if os.path.exists(paths[impl]):
             found[impl] = paths[impl]
@@ -354,7 +364,8 @@ def bench_workload(args, workload, workers, notes):
     """Interleaved timed epochs; returns {impl: record} with per-round throughputs."""
     ready = setup_workers(args, workload, workers, notes)
     records = {impl: {'warmup_s': r['warmup_s'], 'units_per_epoch': r['units'],
-                      'per_round': [], 'metric': None} for impl, r in ready.items()}
+                      'per_round': [], 'cpu_per_round': [], 'metric': None}
+               for impl, r in ready.items()}
     for rnd in range(args.rounds):
         order = list(workers)
         order = order[rnd % len(order):] + order[:rnd % len(order)] if order else order
@@ -366,6 +377,7 @@ def bench_workload(args, workload, workers, notes):
                 del workers[impl]
                 continue
             records[impl]['per_round'].append(res['units'] / res['seconds'])
+            records[impl]['cpu_per_round'].append(res['units'] / res['cpu_seconds'])
             records[impl]['metric'] = res['metric']
     for impl, proc in list(workers.items()):
         try:
@@ -377,34 +389,36 @@ def bench_workload(args, workload, workers, notes):
 
 
 def summarise(workload, records):
-    """Median throughputs and per-round ratios mxmod / other (paired by round)."""
+    """Median throughputs (wall clock and process CPU time) and the per-round ratios
+    mxmod / other, paired by round."""
     out = {'workload': workload, 'unit': UNITS[workload], 'impls': {}, 'ratios': {}}
     for impl, rec in records.items():
         rates = rec['per_round']
         out['impls'][impl] = dict(rec, median=statistics.median(rates), min=min(rates),
-                                  max=max(rates))
+                                  max=max(rates), cpu_median=statistics.median(rec['cpu_per_round']))
     base = records.get('mxmod')
     for impl, rec in records.items():
         if base is None or impl == 'mxmod':
             continue
         pairs = [a / b for a, b in zip(base['per_round'], rec['per_round'])]
-        out['ratios']['mxmod/' + impl] = {'median': statistics.median(pairs),
-                                          'min': min(pairs), 'max': max(pairs)}
+        cpu = [a / b for a, b in zip(base['cpu_per_round'], rec['cpu_per_round'])]
+        out['ratios']['mxmod/' + impl] = {'median': statistics.median(pairs), 'min': min(pairs),
+                                          'max': max(pairs), 'cpu_median': statistics.median(cpu)}
     return out
 
 
 def report(summary, args):
     workload, unit = summary['workload'], summary['unit']
-    print('%s (batch %d, %d %s per epoch, %d rounds) [%s]' % (
-        workload, args.batch[workload], args.size[workload],
-        'sentences generated' if workload == 'lstm' else 'samples', args.rounds, unit))
+    print('%s (batch %d, %d %s per epoch, %d rounds) [%s; cpu: per second of process CPU time]'
+          % (workload, args.batch[workload], args.size[workload],
+             'sentences generated' if workload == 'lstm' else 'samples', args.rounds, unit))
     for impl, rec in summary['impls'].items():
-        print('  %-6s median %9.1f  min %9.1f  max %9.1f   warm-up %.1f s  finite=%s  %s' % (
-            impl, rec['median'], rec['min'], rec['max'], rec['warmup_s'],
-            rec.get('params_finite'), rec['metric']))
+        print('  %-8s median %8.1f  min %8.1f  max %8.1f  cpu %8.1f  warm-up %4.1f s  finite=%s  %s'
+              % (impl, rec['median'], rec['min'], rec['max'], rec['cpu_median'], rec['warmup_s'],
+                 rec.get('params_finite'), rec['metric']))
     for name, ratio in summary['ratios'].items():
-        print('  ratio %-12s %.3f  (rounds %.3f .. %.3f)' % (
-            name, ratio['median'], ratio['min'], ratio['max']))
+        print('  ratio %-15s %.3f  (rounds %.3f .. %.3f)  cpu %.3f' % (
+            name, ratio['median'], ratio['min'], ratio['max'], ratio['cpu_median']))
     sys.stdout.flush()
 
 
@@ -428,7 +442,10 @@ def parse_args(argv=None):
                                                             '/tmp/mxnet-ref/bin/python'))
     p.add_argument('--torch-python', default='/tmp/venv_torch/bin/python')
     p.add_argument('--json', default=None, help='also write the results to this file')
-    p.add_argument('--worker', choices=IMPLS, help=argparse.SUPPRESS)    # internal
+    p.add_argument('--baseline', default=None, metavar='DIR',
+                   help="also run the mxmod of another checkout DIR as 'baseline' (before/after: "
+                        "git worktree add /tmp/base HEAD~1)")
+    p.add_argument('--worker', choices=IMPLS + ('baseline',), help=argparse.SUPPRESS)  # internal
     return p.parse_args(argv)
 
 
@@ -456,7 +473,8 @@ def main(argv=None):
     for note in notes:
         print('note:', note)
     early = len(notes)
-    workers = {impl: WorkerProcess(impl, python, args.threads) for impl, python in pythons.items()}
+    workers = {impl: WorkerProcess(impl, python, args.threads, args.baseline)
+               for impl, python in pythons.items()}
     results = []
     try:
         for workload in workloads:
