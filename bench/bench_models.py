@@ -224,7 +224,8 @@ class TorchWorker:
         self.model = torch_model(torch.nn, workload)
         if workload == 'lstm':
             pairs = torch_buckets(sentences(size), batch)
-            self.batches = [(torch.from_numpy(d), torch.from_numpy(l).reshape(-1)) for d, l in pairs]
+            self.batches = [(torch.from_numpy(data), torch.from_numpy(label).reshape(-1))
+                            for data, label in pairs]
             self.units = len(pairs) * batch
             lr, wd = 0.01, 1e-5
         else:
@@ -395,7 +396,8 @@ def summarise(workload, records):
     for impl, rec in records.items():
         rates = rec['per_round']
         out['impls'][impl] = dict(rec, median=statistics.median(rates), min=min(rates),
-                                  max=max(rates), cpu_median=statistics.median(rec['cpu_per_round']))
+                                  max=max(rates),
+                                  cpu_median=statistics.median(rec['cpu_per_round']))
     base = records.get('mxmod')
     for impl, rec in records.items():
         if base is None or impl == 'mxmod':

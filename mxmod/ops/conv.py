@@ -1,4 +1,4 @@
-"""Convolution and Deconvolution over 1, 2 or 3 spatial axes (im2col + one GEMM per call).
+"""Convolution and Deconvolution over 1, 2 or 3 spatial axes (im2col + matrix products).
 
 Importing this module also registers Pooling (``pooling.py``) and UpSampling (``upsampling.py``)."""
 from ..base import MXNetError
@@ -20,33 +20,48 @@ def _prod(dims):
 
 # ---- the three products of a (grouped) convolution -----------------------------------------------
 def conv_apply(xp, cols, w, groups):
-    """Convolution output (N, F, *out) from columns (C, K, N, *out) and weight (F, C/g, *k)."""
-    c, k = cols.shape[:2]
+    """Convolution output (N, F, *out) from batch-first columns (N, C, K, *out) and weight
+    (F, C/g, *k): one matrix product per sample and group, written straight in NC* order."""
+    n, c, k = cols.shape[:3]
     f = w.shape[0]
-    cm = cols.reshape(groups, (c // groups) * k, -1)
+    cm = cols.reshape(n, groups, (c // groups) * k, -1)
     wm = w.reshape(groups, f // groups, (c // groups) * k)
-    y = xp.matmul(wm, cm).reshape((f,) + cols.shape[2:])
-    return xp.ascontiguousarray(y.swapaxes(0, 1))
+    return xp.matmul(wm, cm).reshape((n, f) + cols.shape[3:])
 
 
-def conv_weight_grad(xp, cols, dy, w_shape, groups):
-    """Gradient of the weight (F, C/g, *k) from columns (C, K, N, *out) and dy (N, F, *out)."""
+def filters_first(dy, groups):
+    """dy (N, F, *out) as (groups, F/g, N*L), the layout of the weight gradient's product."""
     f = dy.shape[1]
-    dyt = dy.swapaxes(0, 1).reshape(groups, f // groups, -1)
+    return dy.swapaxes(0, 1).reshape(groups, f // groups, -1)
+
+
+def conv_weight_grad(xp, cols, dyt, w_shape, groups):
+    """Gradient of the weight (F, C/g, *k) from columns (C, K, N, *out) and
+    ``dyt = filters_first(dy)`` (groups, F/g, N*L)."""
     cm = cols.reshape(groups, -1, dyt.shape[-1])
     return xp.matmul(dyt, cm.transpose(0, 2, 1)).reshape(w_shape)
 
 
 def conv_data_cols(xp, dy, w, groups):
-    """Columns (C, K, N, *out) of the data gradient: W^T dy per group."""
+    """Batch-last columns (C, K, *out, N) of the data gradient, W^T dy per group, for
+    :func:`convutil.col2im`."""
     n, f = dy.shape[:2]
+    nd = dy.ndim - 2
     cg = w.shape[1]
     k = _prod(w.shape[2:])
-    dyt = dy.swapaxes(0, 1).reshape(groups, f // groups, -1)
+    dyb = xp.ascontiguousarray(dy.transpose((1,) + tuple(range(2, 2 + nd)) + (0,)))
+    dyb = dyb.reshape(groups, f // groups, -1)
     wm = w.reshape(groups, f // groups, cg * k)
-    dcols = cu.scratch(xp, 'dcols', (groups, cg * k, dyt.shape[-1]), xp.result_type(w, dy))
-    xp.matmul(wm.transpose(0, 2, 1), dyt, out=dcols)
-    return dcols.reshape((cg * groups, k, n) + tuple(dy.shape[2:]))
+    dcols = cu.scratch(xp, 'dcols', (groups, cg * k, dyb.shape[-1]), xp.result_type(w, dy))
+    xp.matmul(wm.transpose(0, 2, 1), dyb, out=dcols)
+    return dcols.reshape((cg * groups, k) + tuple(dy.shape[2:]) + (n,))
+
+
+def pointwise_data_grad(xp, dy, w, groups, x_shape):
+    """Data gradient of a 1x1 (stride 1, unpadded) convolution: W^T dy per sample and group."""
+    n, f = dy.shape[:2]
+    wm = w.reshape(groups, f // groups, -1)
+    return xp.matmul(wm.transpose(0, 2, 1), dy.reshape(n, groups, f // groups, -1)).reshape(x_shape)
 
 
 # ---- shared parameter handling ----------------------------------------------------------------
@@ -155,16 +170,16 @@ class Convolution(_ConvBase):
         outs[0] = cu.shape_from_cf(out, self.layout)
         return ins, outs
 
-    def _columns(self, xp, x_cf):
+    def _columns(self, xp, x_cf, batch_first):
         out = [(x + 2 * p - k) // s + 1
                for x, p, k, s in zip(x_cf.shape[2:], self.pad, self.dk, self.stride)]
         return cu.im2col(xp, cu.pad_spatial(xp, x_cf, self.pad), self.kernel, self.stride,
-                         self.dilate, out)
+                         self.dilate, out, batch_first)
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
-        y = conv_apply(xp, self._columns(xp, x), w, self.p.num_group)
+        y = conv_apply(xp, self._columns(xp, x, True), w, self.p.num_group)
         return [self._back(self._add_bias(y, inputs), xp)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
@@ -172,14 +187,18 @@ class Convolution(_ConvBase):
         need = octx.need_grad or [True] * len(inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
+        g = self.p.num_group
         grads = [None, None]
-        if need[0]:
-            dcols = conv_data_cols(xp, dy, w, self.p.num_group)
+        if need[0] and dy.shape[2:] == x.shape[2:] and _prod(self.kernel) == 1:
+            grads[0] = self._back(pointwise_data_grad(xp, dy, w, g, x.shape), xp)
+        elif need[0]:
             padded = x.shape[:2] + tuple(n + 2 * p for n, p in zip(x.shape[2:], self.pad))
-            dxp = cu.col2im(xp, dcols, padded, self.kernel, self.stride, self.dilate)
-            grads[0] = self._back(cu.crop_spatial(dxp, self.pad, x.shape[2:]), xp)
+            dx = cu.col2im(xp, conv_data_cols(xp, dy, w, g), padded, self.kernel, self.stride,
+                           self.dilate, self.pad)
+            grads[0] = self._back(dx, xp)
         if need[1]:
-            gw = conv_weight_grad(xp, self._columns(xp, x), dy, w.shape, self.p.num_group)
+            gw = conv_weight_grad(xp, self._columns(xp, x, False), filters_first(dy, g), w.shape,
+                                  g)
             grads[1] = self._back(gw, xp)
         if not self.p.no_bias:
             grads.append(self._bias_grad(xp, dy) if need[2] else None)
@@ -250,11 +269,10 @@ class Deconvolution(_ConvBase):
         spatial, pad = self._out_spatial(x.shape[2:])
         g, f = self.p.num_group, self.p.num_filter
         # x plays the role of a convolution's output gradient, w of its (C, F/g, *k) weight
-        dcols = conv_data_cols(xp, x, w, g)
         padded = (x.shape[0], f) + tuple(n + 2 * p for n, p in zip(spatial, pad))
-        y = cu.crop_spatial(cu.col2im(xp, dcols, padded, self.kernel, self.stride, self.dilate),
-                            pad, spatial)
-        return [self._back(self._add_bias(xp.ascontiguousarray(y), inputs), xp)]
+        y = cu.col2im(xp, conv_data_cols(xp, x, w, g), padded, self.kernel, self.stride,
+                      self.dilate, pad)
+        return [self._back(self._add_bias(y, inputs), xp)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
@@ -262,11 +280,14 @@ class Deconvolution(_ConvBase):
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         _, pad = self._out_spatial(x.shape[2:])
-        cols = cu.im2col(xp, cu.pad_spatial(xp, dy, pad), self.kernel, self.stride, self.dilate,
-                         x.shape[2:])
-        g = self.p.num_group
-        grads = [self._back(conv_apply(xp, cols, w, g), xp) if need[0] else None,
-                 self._back(conv_weight_grad(xp, cols, x, w.shape, g), xp) if need[1] else None]
+        dy_pad, g = cu.pad_spatial(xp, dy, pad), self.p.num_group
+        grads = [None, None]
+        if need[0]:    # the convolution of dy with w
+            cols = cu.im2col(xp, dy_pad, self.kernel, self.stride, self.dilate, x.shape[2:], True)
+            grads[0] = self._back(conv_apply(xp, cols, w, g), xp)
+        if need[1]:    # x plays dy's part in a convolution's weight gradient
+            cols = cu.im2col(xp, dy_pad, self.kernel, self.stride, self.dilate, x.shape[2:])
+            grads[1] = self._back(conv_weight_grad(xp, cols, filters_first(x, g), w.shape, g), xp)
         if not self.p.no_bias:
             grads.append(self._bias_grad(xp, dy) if need[2] else None)
         return grads

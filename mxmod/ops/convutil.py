@@ -58,6 +58,13 @@ def shape_from_cf(shape, layout):
     return (shape[0],) + tuple(shape[2:]) + (shape[1],)
 
 
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out *= int(d)
+    return out
+
+
 def _offsets(kernel):
     return list(itertools.product(*[range(k) for k in kernel]))
 
@@ -94,36 +101,62 @@ def scratch(xp, name, shape, dtype):
     return buf[:size].view(dtype).reshape(shape)
 
 
-def im2col(xp, xpad, kernel, stride, dilate, out, name='cols'):
-    """Columns (C, K, N, *out) of the already padded channel-first input ``xpad`` (N, C, ...),
-    in the scratch buffer ``name`` (see :func:`scratch`)."""
+def window_view(xp, xpad, kernel, stride, dilate, out):
+    """A read-only strided view (N, C, *kernel, *out) of the padded input: every window's
+    elements at every kernel offset, without a copy."""
+    st = xpad.strides
+    strides = (st[:2] + tuple(t * d for t, d in zip(st[2:], dilate))
+               + tuple(t * s for t, s in zip(st[2:], stride)))
+    shape = tuple(xpad.shape[:2]) + tuple(kernel) + tuple(out)
+    return xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides)
+
+
+def im2col(xp, xpad, kernel, stride, dilate, out, batch_first=False, name='cols'):
+    """Columns of the already padded channel-first input ``xpad`` (N, C, ...), in the scratch
+    buffer ``name`` (see :func:`scratch`): (C, K, N, *out), or (N, C, K, *out) if
+    ``batch_first``; one strided copy."""
     n, c = xpad.shape[:2]
-    views = offset_views(xpad, kernel, stride, dilate, out)
-    cols = scratch(xp, name, (c, len(views), n) + tuple(out), xpad.dtype)
-    for k, view in enumerate(views):
-        cols[:, k] = view.swapaxes(0, 1)
-    return cols
+    nd = len(kernel)
+    k = _prod(kernel)
+    if batch_first and k == 1 and tuple(out) == tuple(xpad.shape[2:]):
+        return xpad.reshape((n, c, 1) + tuple(out))     # a pointwise kernel reads the input as is
+    view = window_view(xp, xpad, kernel, stride, dilate, out)
+    if batch_first:
+        cols = scratch(xp, name, (n, c) + tuple(kernel) + tuple(out), xpad.dtype)
+    else:
+        spatial = tuple(range(2, 2 + nd))
+        view = view.transpose((1,) + spatial + (0,) + tuple(a + nd for a in spatial))
+        cols = scratch(xp, name, (c,) + tuple(kernel) + (n,) + tuple(out), xpad.dtype)
+    cols[...] = view
+    return cols.reshape(((n, c, k) if batch_first else (c, k, n)) + tuple(out))
 
 
-def offset_views(arr, kernel, stride, dilate, out):
-    """One strided view (N, C, *out) of the padded array ``arr`` per kernel offset, in the order
-    of im2col's K axis: the elements each offset of every window reads (or, for a gradient
-    buffer, writes)."""
+def offset_views(arr, kernel, stride, dilate, out, lead=2):
+    """One strided view of the padded array ``arr`` per kernel offset, in the order of im2col's
+    K axis: the elements each offset of every window reads (or, for a gradient buffer, writes).
+    The spatial axes follow ``lead`` leading axes (N, C for NC* arrays); trailing axes are kept."""
     views = []
+    head = (slice(None),) * lead
     for off in _offsets(kernel):
         idx = tuple(_window(o * d, s, m) for o, d, s, m in zip(off, dilate, stride, out))
-        views.append(arr[(slice(None), slice(None)) + idx])
+        views.append(arr[head + idx])
     return views
 
 
-def col2im(xp, cols, padded_shape, kernel, stride, dilate):
-    """Sum columns (C, K, N, *out) back into a zero array of ``padded_shape`` (N, C, ...), the
-    adjoint of im2col."""
-    res = xp.zeros(padded_shape, dtype=cols.dtype)
-    views = offset_views(res, kernel, stride, dilate, cols.shape[3:])
-    for k, view in enumerate(views):
-        view += cols[:, k].swapaxes(0, 1)
-    return res
+def col2im(xp, cols, padded_shape, kernel, stride, dilate, pad):
+    """The adjoint of im2col: batch-last columns (C, K, *out, N) summed into a zero array of
+    ``padded_shape`` (N, C, ...), returned cropped by ``pad`` as a contiguous (N, C, ...) array.
+
+    The sums run in a (C, *spatial, N) buffer, so that every offset adds runs of out*N contiguous
+    values (not runs of one output row)."""
+    n, c = padded_shape[:2]
+    nd = len(kernel)
+    res = xp.zeros((c,) + tuple(padded_shape[2:]) + (n,), dtype=cols.dtype)
+    for k, view in enumerate(offset_views(res, kernel, stride, dilate, cols.shape[2:-1], lead=1)):
+        view += cols[:, k]
+    crop = tuple(slice(p, size - p) for p, size in zip(pad, padded_shape[2:]))
+    res = res[(slice(None),) + crop].transpose((nd + 1, 0) + tuple(range(1, nd + 1)))
+    return xp.ascontiguousarray(res)
 
 
 def crop_spatial(x, pad, size):
