@@ -113,6 +113,49 @@ def test_convolution_float32_and_string_attrs():
     assert run_forward(op, [x, w])[0].dtype == np.float32
 
 
+
+def test_convolution_pointwise_kernels():
+    """1x1 kernels (no im2col/col2im) against the naive reference, with groups and stride."""
+    x, b = rng.randn(3, 4, 5, 6), rng.randn(6)
+    for groups, stride in ((1, (1, 1)), (2, (1, 1)), (2, (2, 2))):
+        w = rng.randn(6, 4 // groups, 1, 1)
+        attrs = _conv_attrs((1, 1), 6, stride, (0, 0), (1, 1), groups)
+        check_forward('Convolution', attrs, [x, w, b], [naive_conv(x, w, b, stride, (0, 0), (1, 1), groups)])
+        check_grad('Convolution', attrs, [x[:2, :, :3, :4], w, b])
+
+
+def test_convolution_scratch_columns_never_leak():
+    """Columns live in a reused buffer: results of earlier calls, of other sizes and of other
+    threads stay intact and exact."""
+    import threading
+    cases = [(rng.randn(2, 3, 9, 8), rng.randn(4, 3, 3, 3)), (rng.randn(4, 5, 12, 11), rng.randn(6, 5, 3, 2)),
+             (rng.randn(1, 2, 5, 5), rng.randn(3, 2, 2, 2))]
+    results, errors = {}, []
+
+    def work(tag):
+        try:
+            for rep in range(3):
+                for i, (x, w) in enumerate(cases):
+                    op = make('Convolution', kernel=w.shape[2:], num_filter=w.shape[0], no_bias=True)
+                    octx = OpContext(np, mx.cpu(), is_train=True)
+                    y = op.forward(octx, [x, w], [])[0]
+                    dx, dw = op.backward(octx, [np.ones_like(y)], [x, w], [y], [])
+                    results[(tag, rep, i)] = (y, dx, dw)
+        except Exception as err:  # pylint: disable=broad-except
+            errors.append(err)
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for (tag, rep, i), (y, dx, dw) in results.items():
+        x, w = cases[i]
+        np.testing.assert_allclose(y, naive_conv(x, w, None, (1, 1), (0, 0), (1, 1), 1), rtol=1e-10, atol=1e-12)
+        np.testing.assert_array_equal(y, results[(0, 0, i)][0])
+        np.testing.assert_array_equal(dx, results[(0, 0, i)][1])
+        np.testing.assert_array_equal(dw, results[(0, 0, i)][2])
+
 # ---- Deconvolution ----------------------------------------------------------------------------
 @pytest.mark.parametrize('xs,f,kernel,stride,pad,dilate,groups', CONV_CASES)
 def test_deconvolution_is_adjoint_of_convolution(xs, f, kernel, stride, pad, dilate, groups):
@@ -195,6 +238,34 @@ def test_max_pooling_gradient_goes_to_first_maximum():
     dx = op.backward(OpContext(np, mx.cpu()), [np.ones((1, 1, 1, 1))], [x], y, [])[0]
     np.testing.assert_array_equal(dx, [[[[0.0, 1.0], [0.0, 0.0]]]])
 
+
+
+def argmax_pool_grad(x, dy, kernel, stride, pad):
+    """Max-pooling gradient via argmax over materialised windows (the first maximum of each
+    window, the first NaN if it holds one): the reference for the offset-by-offset mask."""
+    xpad = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad], constant_values=np.finfo(x.dtype).min)
+    dxp = np.zeros_like(xpad)
+    for i, j in itertools.product(range(dy.shape[2]), range(dy.shape[3])):
+        hs, ws = i * stride[0], j * stride[1]
+        win = xpad[:, :, hs:hs + kernel[0], ws:ws + kernel[1]].reshape(x.shape[0], x.shape[1], -1)
+        first = win.argmax(axis=2)
+        for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+            a, b = divmod(first[n, c], kernel[1])
+            dxp[n, c, hs + a, ws + b] += dy[n, c, i, j]
+    return dxp[:, :, pad[0]:pad[0] + x.shape[2], pad[1]:pad[1] + x.shape[3]]
+
+
+@pytest.mark.parametrize('kernel,stride,pad', [((2, 2), (2, 2), (0, 0)), ((3, 3), (1, 1), (1, 1)),
+                                               ((3, 2), (2, 1), (1, 0))])
+def test_max_pooling_gradient_ties_and_nans_like_argmax(kernel, stride, pad):
+    x = rng.randint(0, 3, size=(2, 3, 6, 7)).astype(np.float32)      # many tied maxima
+    x[0, 0, 1, 1] = x[1, 2, 4, 3] = x[1, 2, 4, 5] = np.nan
+    op = make('Pooling', kernel=kernel, stride=stride, pad=pad, pool_type='max')
+    y = run_forward(op, [x])
+    dy = rng.randn(*y[0].shape).astype(np.float32)
+    dx = op.backward(OpContext(np, mx.cpu()), [dy], [x], y, [])[0]
+    # overlapping windows add in another order here: equal up to float32 rounding
+    np.testing.assert_allclose(dx, argmax_pool_grad(x, dy, kernel, stride, pad), rtol=1e-6, atol=1e-6)
 
 def test_pooling_global_lp_1d_3d_and_layouts():
     x = rng.randn(2, 3, 5, 4)
