@@ -52,43 +52,59 @@ def infer_shapes(sym, known, partial):
             else:
                 shape = None
             shapes[_entry_key(node, 0)] = shape
-    for _ in range(_MAX_PASSES):
-        changed = False
-        for node in order:
-            if node.op is not None:
-                changed |= _infer_node_shape(node, shapes)
-        for node in reversed(order):
-            if node.op is not None:
-                changed |= _infer_node_shape(node, shapes)
-        if not changed:
-            break
+    _fixed_point(order, shapes, 'shape', _merge_shape)
     return shapes
 
 
-def _infer_node_shape(node, shapes):
+def _merge_shape(node, what, old, new):
+    new = tuple(int(d) for d in new)
+    try:
+        return merge_shape('%s (%s)' % (node.name, node.op.op_name), what, old, new)
+    except MXNetError as err:
+        raise MXNetError('Error in operator %s: shape inconsistent for %s: expected %s, got %s (%s)'
+                         % (node.name, what, old, new, err)) from None
+
+
+def _merge_type(node, what, old, new):
+    new = np.dtype(new).name
+    if old is not None and old != new:
+        raise MXNetError('Error in operator %s (%s): type inconsistent for %s: expected %s, got %s'
+                         % (node.name, node.op.op_name, what, old, new))
+    return new
+
+
+def _fixed_point(order, table, kind, merge):
+    """Run every operator's infer_<kind> forwards and backwards until nothing changes."""
+    for _ in range(_MAX_PASSES):
+        changed = False
+        for node in list(order) + list(reversed(order)):
+            if node.op is not None:
+                changed |= _infer_node(node, table, kind, merge)
+        if not changed:
+            break
+
+
+def _infer_node(node, table, kind, merge):
+    """Apply one operator's inference to the table of entries; True when something was learnt."""
     op = node.op
     in_keys = [_entry_key(src, idx) for src, idx in node.inputs]
     out_keys = [_entry_key(node, i) for i in range(len(op.list_outputs()))]
-    ins = [shapes.get(k) for k in in_keys]
-    outs = [shapes.get(k) for k in out_keys]
+    ins = [table.get(k) for k in in_keys]
+    outs = [table.get(k) for k in out_keys]
     try:
-        new_in, new_out = op.infer_shape(list(ins), list(outs))
+        new_in, new_out = getattr(op, 'infer_' + kind)(list(ins), list(outs))
     except MXNetError as err:
-        raise MXNetError('Error in operator %s (%s): %s; input shapes %s'
-                         % (node.name, op.op_name, err, dict(zip(_input_names(node), ins)))) from None
+        raise MXNetError('Error in operator %s (%s): %s; input %ss %s'
+                         % (node.name, op.op_name, err, kind,
+                            dict(zip(_input_names(node), ins)))) from None
     changed = False
     for key, old, new, what in zip(in_keys + out_keys, ins + outs, list(new_in) + list(new_out),
                                    _input_names(node) + op.list_outputs()):
         if new is None:
             continue
-        new = tuple(int(d) for d in new)
-        try:
-            merged = merge_shape('%s (%s)' % (node.name, op.op_name), what, old, new)
-        except MXNetError as err:
-            raise MXNetError('Error in operator %s: shape inconsistent for %s: expected %s, got %s (%s)'
-                             % (node.name, what, old, new, err)) from None
+        merged = merge(node, what, old, new)
         if merged != old:
-            shapes[key] = merged
+            table[key] = merged
             changed = True
     return changed
 
@@ -108,36 +124,8 @@ def infer_types(sym, known):
                 types[_entry_key(node, 0)] = np.dtype(known[node.name]).name
             elif '__dtype__' in node.attrs:
                 types[_entry_key(node, 0)] = FLAG_DTYPES[int(node.attrs['__dtype__'])]
-    for _ in range(_MAX_PASSES):
-        changed = False
-        for node in list(order) + list(reversed(order)):
-            if node.op is not None:
-                changed |= _infer_node_type(node, types)
-        if not changed:
-            break
+    _fixed_point(order, types, 'type', _merge_type)
     return types
-
-
-def _infer_node_type(node, types):
-    op = node.op
-    in_keys = [_entry_key(src, idx) for src, idx in node.inputs]
-    out_keys = [_entry_key(node, i) for i in range(len(op.list_outputs()))]
-    ins = [types.get(k) for k in in_keys]
-    outs = [types.get(k) for k in out_keys]
-    new_in, new_out = op.infer_type(list(ins), list(outs))
-    changed = False
-    for key, old, new, what in zip(in_keys + out_keys, ins + outs, list(new_in) + list(new_out),
-                                   _input_names(node) + op.list_outputs()):
-        if new is None:
-            continue
-        new = np.dtype(new).name
-        if old is not None and old != new:
-            raise MXNetError('Error in operator %s (%s): type inconsistent for %s: expected %s, got %s'
-                             % (node.name, op.op_name, what, old, new))
-        if old is None:
-            types[key] = new
-            changed = True
-    return changed
 
 
 def shape_attr(shape):
