@@ -129,6 +129,19 @@ def gpu_memory_info(device_id=0):
         return cp.cuda.runtime.memGetInfo()
 
 
+def erf(xp, x):
+    """The error function of a numpy or cupy array (scipy/cupyx when available)."""
+    if xp is not np:
+        import cupyx.scipy.special  # pylint: disable=import-outside-toplevel
+        return cupyx.scipy.special.erf(x)
+    try:
+        from scipy.special import erf as scipy_erf  # pylint: disable=import-outside-toplevel
+        return scipy_erf(x)
+    except ImportError:
+        import math  # pylint: disable=import-outside-toplevel
+        return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
 def xp_of(ctx):
     """Array module for a context: numpy for CPU kinds, cupy for GPUs."""
     if ctx.device_typeid == 2:

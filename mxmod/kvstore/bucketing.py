@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from ..context import cupy_module
 from .mpi_comm import mpi
 
 __all__ = ['Bucketer', 'bucket_bytes']
@@ -45,7 +46,7 @@ def _write(dst, host_values):
 
 
 def _device_array(dst, values):
-    import cupy  # pylint: disable=import-outside-toplevel
+    cupy = cupy_module()
     with cupy.cuda.Device(dst.device.id):
         return cupy.asarray(values.astype(dst.dtype, copy=False))
 

@@ -4,6 +4,8 @@ Importing this module also registers the softmax family (``softmax.py``)."""
 import numpy as np
 
 from ..base import MXNetError
+from ..context import erf
+from .indexing import scatter_rows
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 
@@ -123,16 +125,7 @@ class Activation(Operator):
 
 # ---- LeakyReLU --------------------------------------------------------------------------------
 def _erf(xp, x):
-    """The error function on numpy (scipy when present) or cupy arrays."""
-    if xp is not np:
-        import cupyx.scipy.special  # pylint: disable=import-outside-toplevel
-        return cupyx.scipy.special.erf(x)
-    try:
-        from scipy.special import erf  # pylint: disable=import-outside-toplevel
-        return erf(x)
-    except ImportError:
-        import math  # pylint: disable=import-outside-toplevel
-        return np.vectorize(math.erf, otypes=[x.dtype])(x)
+    return erf(xp, x)
 
 
 def _gamma_view(gamma, ndim):
@@ -317,12 +310,6 @@ class Embedding(Operator):
                              "(bind the data with grad_req='null')")
         if not need[1]:
             return [None, None]
-        grad = xp.zeros_like(weight)
         dy = out_grads[0].reshape(-1, weight.shape[1])
         idx = self._indices(xp, data).reshape(-1)
-        if xp is np:
-            np.add.at(grad, idx, dy)
-        else:
-            import cupyx  # pylint: disable=import-outside-toplevel
-            cupyx.scatter_add(grad, idx, dy)
-        return [None, grad]
+        return [None, scatter_rows(xp, weight.shape[0], idx, dy).astype(weight.dtype, copy=False)]
