@@ -1,32 +1,18 @@
 """Whole-model training speed: mxmod against MXNet 1.9.1 and PyTorch, side by side in one run.
 
-Workloads (those of /work/shared/reference/bench, MXNet programs unchanged but for the import):
+Workloads (those of /work/shared/reference/bench; the MXNet program runs unchanged on mxmod):
+``mlp`` MLP 784-512-256-10, batch 128, Module.fit (samples/s); ``lenet`` conv5x5x20-tanh-pool-
+conv5x5x50-tanh-pool-fc500-tanh-fc10, batch 64, Module.fit (samples/s); ``lstm`` 2 x 200 LSTM
+language model (vocabulary 1000), BucketingModule, buckets 10/20/30/40, batch 32 (sentences/s).
+PyTorch runs the same networks in a plain loop (``nn.LSTM`` for the language model).
 
-- ``mlp``: MLP 784-512-256-10 (ReLU, SoftmaxOutput), batch 128, Module.fit, SGD lr 0.1 momentum
-  0.9, Xavier(magnitude=2); synthetic uniform[0,1) data (samples/s).
-- ``lenet``: conv5x5x20-tanh-maxpool2-conv5x5x50-tanh-maxpool2-fc500-tanh-fc10, 1x28x28,
-  batch 64, Module.fit, same optimizer (samples/s).
-- ``lstm``: LSTM language model, vocabulary 1000, embedding 200, 2 x LSTMCell(200) unrolled,
-  FullyConnected(1000) + SoftmaxOutput, BucketingModule with BucketSentenceIter, buckets
-  10/20/30/40, batch 32, SGD lr 0.01 momentum 0.9 wd 1e-5 (sentences/s, full batches only).
+Each implementation runs in its own long-lived worker process, single-threaded; after one
+untimed warm-up epoch the driver asks the workers in turn for one timed epoch each, round after
+round, and reports medians and per-round ratios. bench/README.md describes the options.
 
-PyTorch runs the same networks with a plain training loop (``nn.LSTM`` for the LSTM, bucketed
-batches as BucketSentenceIter forms them).
-
-Every implementation runs in its own worker process (mxmod: this interpreter and this checkout;
-MXNet: /tmp/mxnet-ref/bin/python or --mxnet-python; PyTorch: /tmp/venv_torch/bin/python or
---torch-python); a missing interpreter is skipped with a note. Each worker builds its model and
-trains one untimed warm-up epoch (bind, initialisation, every bucket), then waits. The driver
-then asks the workers in turn for one timed epoch each, round after round (the order rotating),
-so that drifting load on a shared machine hits all alike. Workers run single-threaded
-(OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1)) unless --threads says otherwise.
-Reported: median throughput per implementation and the median over rounds of the per-round
-ratio mxmod / other.
-
-    python bench/bench_models.py                         # all workloads, all implementations
-    python bench/bench_models.py --quick                 # small sizes, 3 rounds, under a minute
-    python bench/bench_models.py --workloads lenet --impls mxmod,mxnet --rounds 7
-    python bench/bench_models.py --lenet-samples 2000 --json /tmp/lenet.json
+    python bench/bench_models.py                  # all workloads, all implementations found
+    python bench/bench_models.py --quick          # small epochs, 3 rounds, under a minute
+    python bench/bench_models.py --workloads lenet --baseline /tmp/base   # before/after
 """
 import argparse
 import json

@@ -29,6 +29,15 @@ def conv_apply(xp, cols, w, groups):
     return xp.matmul(wm, cm).reshape((n, f) + cols.shape[3:])
 
 
+def conv_apply_ckn(xp, cols, w, groups):
+    """conv_apply for columns (C, K, N, *out): one product per group, then (F, N) swapped."""
+    c, k = cols.shape[:2]
+    f = w.shape[0]
+    y = xp.matmul(w.reshape(groups, f // groups, (c // groups) * k),
+                  cols.reshape(groups, (c // groups) * k, -1))
+    return xp.ascontiguousarray(y.reshape((f,) + cols.shape[2:]).swapaxes(0, 1))
+
+
 def filters_first(dy, groups):
     """dy (N, F, *out) as (groups, F/g, N*L), the layout of the weight gradient's product."""
     f = dy.shape[1]
@@ -37,24 +46,21 @@ def filters_first(dy, groups):
 
 def conv_weight_grad(xp, cols, dyt, w_shape, groups):
     """Gradient of the weight (F, C/g, *k) from columns (C, K, N, *out) and
-    ``dyt = filters_first(dy)`` (groups, F/g, N*L)."""
+    ``dyt = filters_first(dy)`` (groups, F/g, N*L), or from batch-last columns (C, K, *out, N)
+    and dy batch-last (groups, F/g, L*N)."""
     cm = cols.reshape(groups, -1, dyt.shape[-1])
     return xp.matmul(dyt, cm.transpose(0, 2, 1)).reshape(w_shape)
 
 
-def conv_data_cols(xp, dy, w, groups):
-    """Batch-last columns (C, K, *out, N) of the data gradient, W^T dy per group, for
-    :func:`convutil.col2im`."""
-    n, f = dy.shape[:2]
-    nd = dy.ndim - 2
-    cg = w.shape[1]
+def conv_data_cols(xp, dyb, w, groups):
+    """Batch-last columns (C, K, *out, N) of the data gradient, W^T dy per group, from dy
+    batch-last ``dyb = convutil.batch_last(dy)`` (F, *out, N), for :func:`convutil.col2im`."""
+    f, cg = dyb.shape[0], w.shape[1]
     k = _prod(w.shape[2:])
-    dyb = xp.ascontiguousarray(dy.transpose((1,) + tuple(range(2, 2 + nd)) + (0,)))
-    dyb = dyb.reshape(groups, f // groups, -1)
     wm = w.reshape(groups, f // groups, cg * k)
-    dcols = cu.scratch(xp, 'dcols', (groups, cg * k, dyb.shape[-1]), xp.result_type(w, dy))
-    xp.matmul(wm.transpose(0, 2, 1), dyb, out=dcols)
-    return dcols.reshape((cg * groups, k) + tuple(dy.shape[2:]) + (n,))
+    dcols = cu.scratch(xp, 'dcols', (groups, cg * k, dyb.size // f), xp.result_type(w, dyb))
+    xp.matmul(wm.transpose(0, 2, 1), dyb.reshape(groups, f // groups, -1), out=dcols)
+    return dcols.reshape((cg * groups, k) + tuple(dyb.shape[1:]))
 
 
 def pointwise_data_grad(xp, dy, w, groups, x_shape):
@@ -170,16 +176,17 @@ class Convolution(_ConvBase):
         outs[0] = cu.shape_from_cf(out, self.layout)
         return ins, outs
 
-    def _columns(self, xp, x_cf, batch_first):
+    def _columns(self, xp, x_cf, layout):
         out = [(x + 2 * p - k) // s + 1
                for x, p, k, s in zip(x_cf.shape[2:], self.pad, self.dk, self.stride)]
-        return cu.im2col(xp, cu.pad_spatial(xp, x_cf, self.pad), self.kernel, self.stride,
-                         self.dilate, out, batch_first)
+        xpad = (cu.batch_last(xp, x_cf, self.pad) if layout == 'bl'
+                else cu.pad_spatial(xp, x_cf, self.pad))
+        return cu.im2col(xp, xpad, self.kernel, self.stride, self.dilate, out, layout)
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
-        y = conv_apply(xp, self._columns(xp, x, True), w, self.p.num_group)
+        y = conv_apply(xp, self._columns(xp, x, 'nck'), w, self.p.num_group)
         return [self._back(self._add_bias(y, inputs), xp)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
@@ -189,15 +196,22 @@ class Convolution(_ConvBase):
         dy = self._cf(out_grads[0])
         g = self.p.num_group
         grads = [None, None]
+        dyb = None
         if need[0] and dy.shape[2:] == x.shape[2:] and _prod(self.kernel) == 1:
             grads[0] = self._back(pointwise_data_grad(xp, dy, w, g, x.shape), xp)
         elif need[0]:
+            dyb = cu.batch_last(xp, dy)
             padded = x.shape[:2] + tuple(n + 2 * p for n, p in zip(x.shape[2:], self.pad))
-            dx = cu.col2im(xp, conv_data_cols(xp, dy, w, g), padded, self.kernel, self.stride,
+            dx = cu.col2im(xp, conv_data_cols(xp, dyb, w, g), padded, self.kernel, self.stride,
                            self.dilate, self.pad)
             grads[0] = self._back(dx, xp)
-        if need[1]:
-            gw = conv_weight_grad(xp, self._columns(xp, x, False), filters_first(dy, g), w.shape,
+        if need[1] and dyb is not None and dy.shape[-1] <= 16:
+            # short output rows: batch-last columns copy in long runs, and dy is batch-last already
+            dyg = dyb.reshape(g, dyb.shape[0] // g, -1)
+            gw = conv_weight_grad(xp, self._columns(xp, x, 'bl'), dyg, w.shape, g)
+            grads[1] = self._back(gw, xp)
+        elif need[1]:
+            gw = conv_weight_grad(xp, self._columns(xp, x, 'ckn'), filters_first(dy, g), w.shape,
                                   g)
             grads[1] = self._back(gw, xp)
         if not self.p.no_bias:
@@ -270,8 +284,8 @@ class Deconvolution(_ConvBase):
         g, f = self.p.num_group, self.p.num_filter
         # x plays the role of a convolution's output gradient, w of its (C, F/g, *k) weight
         padded = (x.shape[0], f) + tuple(n + 2 * p for n, p in zip(spatial, pad))
-        y = cu.col2im(xp, conv_data_cols(xp, x, w, g), padded, self.kernel, self.stride,
-                      self.dilate, pad)
+        y = cu.col2im(xp, conv_data_cols(xp, cu.batch_last(xp, x), w, g), padded, self.kernel,
+                      self.stride, self.dilate, pad)
         return [self._back(self._add_bias(y, inputs), xp)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
@@ -280,13 +294,16 @@ class Deconvolution(_ConvBase):
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         _, pad = self._out_spatial(x.shape[2:])
-        dy_pad, g = cu.pad_spatial(xp, dy, pad), self.p.num_group
+        g = self.p.num_group
         grads = [None, None]
-        if need[0]:    # the convolution of dy with w
-            cols = cu.im2col(xp, dy_pad, self.kernel, self.stride, self.dilate, x.shape[2:], True)
-            grads[0] = self._back(conv_apply(xp, cols, w, g), xp)
-        if need[1]:    # x plays dy's part in a convolution's weight gradient
-            cols = cu.im2col(xp, dy_pad, self.kernel, self.stride, self.dilate, x.shape[2:])
+        if need[0] or need[1]:
+            # the data gradient is the convolution of dy with w; x plays dy's part in the
+            # weight gradient of a convolution
+            cols = cu.im2col(xp, cu.pad_spatial(xp, dy, pad), self.kernel, self.stride,
+                             self.dilate, x.shape[2:])
+        if need[0]:
+            grads[0] = self._back(conv_apply_ckn(xp, cols, w, g), xp)
+        if need[1]:
             grads[1] = self._back(conv_weight_grad(xp, cols, filters_first(x, g), w.shape, g), xp)
         if not self.p.no_bias:
             grads.append(self._bias_grad(xp, dy) if need[2] else None)

@@ -101,34 +101,55 @@ def scratch(xp, name, shape, dtype):
     return buf[:size].view(dtype).reshape(shape)
 
 
-def window_view(xp, xpad, kernel, stride, dilate, out):
-    """A read-only strided view (N, C, *kernel, *out) of the padded input: every window's
-    elements at every kernel offset, without a copy."""
-    st = xpad.strides
-    strides = (st[:2] + tuple(t * d for t, d in zip(st[2:], dilate))
-               + tuple(t * s for t, s in zip(st[2:], stride)))
-    shape = tuple(xpad.shape[:2]) + tuple(kernel) + tuple(out)
+def window_view(xp, xpad, kernel, stride, dilate, out, lead=2):
+    """A read-only strided view (*lead axes, *kernel, *out, *trailing axes) of a padded array
+    whose spatial axes follow ``lead`` leading axes: every window's elements at every kernel
+    offset, without a copy."""
+    st, nd = xpad.strides, len(kernel)
+    sp = st[lead:lead + nd]
+    strides = (st[:lead] + tuple(t * d for t, d in zip(sp, dilate))
+               + tuple(t * s for t, s in zip(sp, stride)) + st[lead + nd:])
+    shape = (tuple(xpad.shape[:lead]) + tuple(kernel) + tuple(out)
+             + tuple(xpad.shape[lead + nd:]))
     return xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides)
 
 
-def im2col(xp, xpad, kernel, stride, dilate, out, batch_first=False, name='cols'):
-    """Columns of the already padded channel-first input ``xpad`` (N, C, ...), in the scratch
-    buffer ``name`` (see :func:`scratch`): (C, K, N, *out), or (N, C, K, *out) if
-    ``batch_first``; one strided copy."""
+def batch_last(xp, x, pad=None):
+    """A contiguous (C, *spatial, N) copy of the channel-first ``x`` (N, C, ...), zero-padded by
+    ``pad`` on the spatial axes."""
+    nd = x.ndim - 2
+    moved = x.transpose((1,) + tuple(range(2, 2 + nd)) + (0,))
+    if not pad or not any(pad):
+        return xp.ascontiguousarray(moved)
+    res = xp.zeros((x.shape[1],) + tuple(n + 2 * p for n, p in zip(x.shape[2:], pad))
+                   + (x.shape[0],), dtype=x.dtype)
+    res[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))] = moved
+    return res
+
+
+def im2col(xp, xpad, kernel, stride, dilate, out, layout='ckn', name='cols'):
+    """Columns of a padded input, in the scratch buffer ``name`` (see :func:`scratch`), by one
+    strided copy. ``layout`` 'ckn': (C, K, N, *out) and 'nck': (N, C, K, *out) from a
+    channel-first ``xpad`` (N, C, ...); 'bl': (C, K, *out, N) from a batch-last ``xpad``
+    (C, ..., N) (see :func:`batch_last`)."""
+    nd, k = len(kernel), _prod(kernel)
+    if layout == 'bl':
+        c, n = xpad.shape[0], xpad.shape[-1]
+        cols = scratch(xp, name, (c,) + tuple(kernel) + tuple(out) + (n,), xpad.dtype)
+        cols[...] = window_view(xp, xpad, kernel, stride, dilate, out, lead=1)
+        return cols.reshape((c, k) + tuple(out) + (n,))
     n, c = xpad.shape[:2]
-    nd = len(kernel)
-    k = _prod(kernel)
-    if batch_first and k == 1 and tuple(out) == tuple(xpad.shape[2:]):
+    if layout == 'nck' and k == 1 and tuple(out) == tuple(xpad.shape[2:]):
         return xpad.reshape((n, c, 1) + tuple(out))     # a pointwise kernel reads the input as is
     view = window_view(xp, xpad, kernel, stride, dilate, out)
-    if batch_first:
+    if layout == 'nck':
         cols = scratch(xp, name, (n, c) + tuple(kernel) + tuple(out), xpad.dtype)
     else:
         spatial = tuple(range(2, 2 + nd))
         view = view.transpose((1,) + spatial + (0,) + tuple(a + nd for a in spatial))
         cols = scratch(xp, name, (c,) + tuple(kernel) + (n,) + tuple(out), xpad.dtype)
     cols[...] = view
-    return cols.reshape(((n, c, k) if batch_first else (c, k, n)) + tuple(out))
+    return cols.reshape(((n, c, k) if layout == 'nck' else (c, k, n)) + tuple(out))
 
 
 def offset_views(arr, kernel, stride, dilate, out, lead=2):
