@@ -24,7 +24,7 @@ def conv_apply(xp, cols, w, groups):
     (F, C/g, *k): one matrix product per sample and group, written straight in NC* order."""
     n, c, k = cols.shape[:3]
     f = w.shape[0]
-    cm = cols.reshape(n, groups, (c // groups) * k, -1)
+    cm = cols.reshape(n, groups, (c // groups) * k, _prod(cols.shape[3:]))
     wm = w.reshape(groups, f // groups, (c // groups) * k)
     return xp.matmul(wm, cm).reshape((n, f) + cols.shape[3:])
 
