@@ -55,19 +55,17 @@ def pow(base, exp):  # pylint: disable=redefined-builtin
     return base ** exp
 
 
-def maximum(left, right):
-    """Elementwise maximum of symbols/numbers."""
-    if isinstance(left, Symbol) and isinstance(right, Symbol):
-        return _make_function('_maximum', '_Maximum')(left, right)
-    if isinstance(left, Symbol):
-        return _make_function('_maximum_scalar', '_MaximumScalar')(left, scalar=right)
-    return _make_function('_maximum_scalar', '_MaximumScalar')(right, scalar=left)
+def _symmetric(array_op, scalar_op, doc):
+    """A function of two symbols, or a symbol and a number (named after MXNet's _Maximum, ...)."""
+    def fn(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return _make_function(array_op)(left, right)
+        if isinstance(left, Symbol):
+            return _make_function(scalar_op)(left, scalar=right)
+        return _make_function(scalar_op)(right, scalar=left)
+    fn.__doc__ = doc
+    return fn
 
 
-def minimum(left, right):
-    """Elementwise minimum of symbols/numbers."""
-    if isinstance(left, Symbol) and isinstance(right, Symbol):
-        return _make_function('_minimum', '_Minimum')(left, right)
-    if isinstance(left, Symbol):
-        return _make_function('_minimum_scalar', '_MinimumScalar')(left, scalar=right)
-    return _make_function('_minimum_scalar', '_MinimumScalar')(right, scalar=left)
+maximum = _symmetric('_Maximum', '_MaximumScalar', 'Elementwise maximum of symbols/numbers.')
+minimum = _symmetric('_Minimum', '_MinimumScalar', 'Elementwise minimum of symbols/numbers.')

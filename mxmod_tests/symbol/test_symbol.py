@@ -43,6 +43,9 @@ def test_auto_naming_and_prefix():
         assert (1 - a).name == '_rminusscalar0'
         assert mx.sym.FullyConnected(a, num_hidden=2).name == 'fullyconnected0'
         assert mx.sym.FullyConnected(a, num_hidden=2).name == 'fullyconnected1'
+        assert mx.sym.maximum(a, 1).name == '_maximumscalar0'      # names as MXNet 1.9.1 gives them
+        assert mx.sym.minimum(2, a).name == '_minimumscalar0'
+        assert mx.sym.maximum(a, a).name == '_maximum0'
     with mx.name.Prefix('net_'):
         assert mx.sym.Activation(a, act_type='relu', name='act').name == 'net_act'
 
