@@ -66,3 +66,21 @@ class _NullType(object):
 
 
 _Null = _NullType()
+
+
+def write_file_atomic(fname, data):
+    """Write ``data`` (bytes or str) to ``fname`` through a temporary file in the same folder that
+    replaces it only once complete, so a failed write never destroys an earlier file."""
+    import os  # pylint: disable=import-outside-toplevel
+    import tempfile  # pylint: disable=import-outside-toplevel
+    fname = os.fspath(fname)
+    folder = os.path.dirname(os.path.abspath(fname))
+    handle, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(fname) + '.', dir=folder)
+    try:
+        with os.fdopen(handle, 'wb') as out:
+            out.write(data.encode('utf-8') if isinstance(data, str) else data)
+        os.replace(tmp, fname)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

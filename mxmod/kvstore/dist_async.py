@@ -9,7 +9,7 @@ import zlib
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, write_file_atomic
 from ..ndarray.ndarray import NDArray, from_xp
 from ..context import cpu
 from . import mpi_comm
@@ -284,8 +284,7 @@ class DistAsyncKVStore(DistKVStore):
             if dump_optimizer:
                 part, optimizer = part
             states.update(part)
-        with open(fname, 'wb') as fout:
-            fout.write(dumps((states, optimizer) if dump_optimizer else states))
+        write_file_atomic(fname, dumps((states, optimizer) if dump_optimizer else states))
 
     def load_optimizer_states(self, fname):
         """Load states written by :meth:`save_optimizer_states` into the servers' updaters."""

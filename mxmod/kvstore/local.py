@@ -5,7 +5,7 @@ Pushed per-device lists are summed (in list order) into a merge buffer; with an 
 store's copy is updated with ``updater(key, merged, stored)``, otherwise the store's copy becomes
 the sum. Pulls copy the store's copy into every output array. Subclasses (the distributed store)
 override :meth:`KVStore._reduce_across_workers` to add the cross-process step."""
-from ..base import MXNetError
+from ..base import MXNetError, write_file_atomic
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, empty
 from .base import KVStoreBase, normalize_pairs
@@ -260,8 +260,7 @@ class KVStore(KVStoreBase):
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the store updater's states (and optionally the optimizer) to ``fname``."""
         updater = self._need_updater('save_optimizer_states')
-        with open(fname, 'wb') as fout:
-            fout.write(updater.get_states(dump_optimizer))
+        write_file_atomic(fname, updater.get_states(dump_optimizer))
 
     def load_optimizer_states(self, fname):
         """Read states written by :meth:`save_optimizer_states` into the store's updater."""

@@ -3,7 +3,7 @@ and saving/loading optimizer states (mixed into :class:`Module`)."""
 import warnings
 
 from .. import optimizer as opt
-from ..base import MXNetError
+from ..base import MXNetError, write_file_atomic
 from .kvstore_helpers import (_create_kvstore, _initialize_kvstore, _update_params,
                               _update_params_on_kvstore)
 
@@ -113,8 +113,7 @@ class OptimizerMixin(object):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            with open(fname, 'wb') as fout:
-                fout.write(self._updater.get_states())
+            write_file_atomic(fname, self._updater.get_states())
 
     def load_optimizer_states(self, fname):
         """Read optimizer states written by :meth:`save_optimizer_states`."""

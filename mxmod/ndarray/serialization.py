@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, write_file_atomic
 from ..context import Context
 from .ndarray import NDArray, from_xp, to_numpy
 
@@ -108,9 +108,7 @@ def save(fname, data):
     """
     if not isinstance(fname, (str, os.PathLike)):
         raise TypeError('fname required to be a string, got %s' % type(fname).__name__)
-    payload = dumps(data)
-    with open(fname, 'wb') as handle:
-        handle.write(payload)
+    write_file_atomic(fname, dumps(data))
 
 
 # ---- reading -----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The Symbol: a handle on some outputs of a graph of operator nodes."""
-from ..base import MXNetError, NotImplementedForSymbol, string_types
+from ..base import MXNetError, NotImplementedForSymbol, string_types, write_file_atomic
 from .graph import Node, topo_order, aux_variable_ids, listed_attrs, normalize_attrs
 
 
@@ -274,8 +274,7 @@ class Symbol(object):
         """Write the symbol JSON to ``fname``."""
         if not isinstance(fname, string_types):
             raise TypeError('fname must be a string, got %s' % type(fname).__name__)
-        with open(fname, 'w') as fout:
-            fout.write(self.tojson())
+        write_file_atomic(fname, self.tojson())
 
     def debug_str(self):
         """A readable listing of the graph's nodes."""
