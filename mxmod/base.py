@@ -79,6 +79,9 @@ def write_file_atomic(fname, data):
     try:
         with os.fdopen(handle, 'wb') as out:
             out.write(data.encode('utf-8') if isinstance(data, str) else data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # the permissions a plain open() would give
         os.replace(tmp, fname)
     except BaseException:
         if os.path.exists(tmp):
