@@ -68,6 +68,16 @@ class _NullType(object):
 _Null = _NullType()
 
 
+def _read_umask():
+    import os  # pylint: disable=import-outside-toplevel
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()   # read once at import: os.umask is process-wide, not thread-safe
+
+
 def write_file_atomic(fname, data):
     """Write ``data`` (bytes or str) to ``fname`` through a temporary file in the same folder that
     replaces it only once complete, so a failed write never destroys an earlier file."""
@@ -79,9 +89,7 @@ def write_file_atomic(fname, data):
     try:
         with os.fdopen(handle, 'wb') as out:
             out.write(data.encode('utf-8') if isinstance(data, str) else data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)   # the permissions a plain open() would give
+        os.chmod(tmp, 0o666 & ~_UMASK)   # the permissions a plain open() would give
         os.replace(tmp, fname)
     except BaseException:
         if os.path.exists(tmp):
