@@ -3,13 +3,15 @@
 forward walks the plan's steps; backward walks the gradient steps, summing the gradients of values
 used more than once, recomputing mirrored values, and writes each argument's gradient according to
 its grad_req (write / add / null)."""
+import os
+
 import numpy as np
 
 from ..base import MXNetError
 from ..context import xp_of
 from ..ndarray.ndarray import NDArray, from_xp, _put
 from ..ops.base import OpContext
-from . import fastpath
+from . import buffers, fastpath
 from .monitoring import report_forward, report_backward, report_variables
 
 
@@ -34,6 +36,7 @@ class Executor(object):
             step.ctx = octx.ctx
             octx.out_shapes = [shapes[s] for s in step.outputs]
         self._prepare_gradients(mirror)
+        self._share_buffers()
         self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
 
@@ -99,6 +102,27 @@ class Executor(object):
             step.no_outputs = [None] * len(step.outputs)
         self._fast_backward = self._single_ctx and not any(s.mirror for s in plan.steps)
         self._bwd_program = fastpath.compile_backward(self)
+
+    def _share_buffers(self):
+        """Preallocate the shared forward buffers of the plan (one device only; off with
+        MXMOD_SHARE_BUFFERS=0) and hand each writes_out step its output arrays."""
+        self._blocks = []
+        if not self._single_ctx or os.environ.get('MXMOD_SHARE_BUFFERS', '1') == '0':
+            return
+        blocks, slot_block = buffers.assign(self._plan, self._kept, self._shapes, self._dtypes)
+        xp = xp_of(self._ctx)
+        storage = [self._empty(xp, b.size, b.dtype) for b in blocks]
+        self._blocks = blocks
+        for step, octx in zip(self._plan.steps, self._octx):
+            if any(s in slot_block for s in step.outputs):
+                octx.out = [storage[slot_block[s]][:int(np.prod(self._shapes[s]))].reshape(self._shapes[s])
+                            if s in slot_block else None for s in step.outputs]
+
+    def _empty(self, xp, size, dtype):
+        if xp is np:
+            return np.empty(size, dtype=dtype)
+        with xp.cuda.Device(self._ctx.device_id):
+            return xp.empty(size, dtype=dtype)
 
     def _plan_gradient_writes(self):
         """Each argument's gradient is written (and its temporary dropped) right after the last
@@ -222,8 +246,10 @@ class Executor(object):
             raise MXNetError('value %d of the graph is missing and cannot be recomputed' % slot)
         octx = self._octx[step.index]
         aux = [a.copy() for a in self._gather(step.aux, octx.ctx)]
-        saved = dict(octx.saved)
+        saved, planned = dict(octx.saved), octx.out
+        octx.out = None         # the forward buffer plan does not hold during backward
         self._run_step(step, octx, aux_override=aux)
+        octx.out = planned
         octx.saved.update(saved)
 
     def backward(self, out_grads=None, is_train=True):
@@ -341,11 +367,15 @@ class Executor(object):
         return reshape(self, partial_shaping, allow_up_sizing, kwargs)
 
     def memory_plan(self):
-        """Bytes of the memory plan: dict with 'naive', 'forward_peak', 'backward_peak', 'planned'."""
+        """The memory plan in bytes: naive, forward_peak, backward_peak, planned, internal, and the
+        shared forward buffers (shared_buffers, shared_buffer_bytes)."""
         from .memory import simulate  # pylint: disable=import-outside-toplevel
         from .plan import slot_bytes  # pylint: disable=import-outside-toplevel
-        return simulate(self._plan, self._backward_steps, self._kept,
-                        slot_bytes(self._shapes, self._dtypes), self._grad_slots)
+        mem = simulate(self._plan, self._backward_steps, self._kept,
+                       slot_bytes(self._shapes, self._dtypes), self._grad_slots)
+        mem['shared_buffers'] = len(self._blocks)
+        mem['shared_buffer_bytes'] = buffers.shared_bytes(self._blocks)
+        return mem
 
     def planned_memory_bytes(self):
         """Peak bytes of values alive at once under the plan (arguments and gradients included)."""
@@ -362,6 +392,8 @@ class Executor(object):
                         mem['backward_peak'] >> 20, mem['naive'] >> 20))
         lines.append('Planned memory: %d bytes (one buffer per value: %d bytes)'
                      % (mem['planned'], mem['naive']))
+        lines.append('Shared forward buffers: %d, %d bytes' % (mem['shared_buffers'],
+                                                            mem['shared_buffer_bytes']))
         if mirrored:
             lines.append('Mirrored (recomputed in backward): %s' % ', '.join(mirrored))
         return '\n'.join(lines) + '\n'

@@ -190,8 +190,10 @@ class OpContext(object):
         Which arguments need a gradient in this backward.
     out_shapes : list of tuple or None
         Output shapes inferred at bind time (lets source ops resolve unknown dimensions).
+    out : list or None
+        Preallocated output arrays (entries may be None) for operators with ``writes_out``.
     """
-    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes')
+    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out')
 
     def __init__(self, xp, ctx, is_train=False, need_grad=None, out_shapes=None):
         self.xp = xp
@@ -200,6 +202,7 @@ class OpContext(object):
         self.saved = {}
         self.need_grad = need_grad
         self.out_shapes = out_shapes
+        self.out = None
 
     @property
     def rng(self):
@@ -219,6 +222,8 @@ class Operator(object):
     is_loss = False          # head gradients are ignored (loss layers)
     propagates_grad = True   # False: the gradient of every input is zero (BlockGrad...)
     differentiable = True    # False: binding a graph that needs its gradient is an error
+    writes_out = False       # forward writes into octx.out arrays when given (never a view of inputs)
+    inplace_ok = False       # with writes_out: octx.out may be the memory of an input (elementwise)
     mirror_cheap = False     # may be recomputed during backward when mirroring
     backward_uses = ('inputs', 'outputs')   # what backward reads (for memory planning)
 

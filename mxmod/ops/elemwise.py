@@ -21,17 +21,35 @@ class Unary(Operator):
     def grad(xp, x, y, dy):
         raise NotImplementedError
 
+    into = None   # optional ufunc writing f(x) into a given array: into(x, out=out)
+
     def forward(self, octx, inputs, aux):
+        out = octx.out[0] if octx.out else None
+        if out is not None:
+            getattr(octx.xp, self.into)(inputs[0], out=out)
+            return [out]
         return [self.fn(octx.xp, inputs[0])]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return [self.grad(octx.xp, inputs[0], outputs[0], out_grads[0])]
 
 
+# unary operators that are a single ufunc write into preallocated outputs (and may do so in place)
+_UFUNC = {'tanh': 'tanh', 'exp': 'exp', 'expm1': 'expm1', 'log': 'log', 'log1p': 'log1p',
+          'log2': 'log2', 'log10': 'log10', 'sqrt': 'sqrt', 'cbrt': 'cbrt', 'square': 'square',
+          'abs': 'absolute', 'sign': 'sign', 'rint': 'rint', 'ceil': 'ceil', 'floor': 'floor',
+          'trunc': 'trunc', 'negative': 'negative', 'sin': 'sin', 'cos': 'cos', 'tan': 'tan',
+          'arcsin': 'arcsin', 'arccos': 'arccos', 'arctan': 'arctan', 'sinh': 'sinh',
+          'cosh': 'cosh', 'arcsinh': 'arcsinh', 'arccosh': 'arccosh', 'arctanh': 'arctanh',
+          'degrees': 'degrees', 'radians': 'radians'}
+
+
 def _unary(name, fn, grad, aliases=(), uses=('inputs', 'outputs')):
+    ufunc = _UFUNC.get(name)
     cls = type(name, (Unary,), {'op_name': name, 'aliases': tuple(aliases),
                                 'fn': staticmethod(fn), 'grad': staticmethod(grad),
-                                'backward_uses': uses})
+                                'backward_uses': uses, 'into': ufunc,
+                                'writes_out': ufunc is not None, 'inplace_ok': ufunc is not None})
     return register(cls)
 
 
@@ -135,8 +153,14 @@ class Binary(Operator):
     def grad_b(xp, a, b, z, dz):
         raise NotImplementedError
 
+    into = None   # the ufunc computing fn, for writing into a preallocated same-shape output
+
     def forward(self, octx, inputs, aux):
         a, b = inputs
+        out = octx.out[0] if octx.out else None
+        if out is not None and a.shape == b.shape:
+            getattr(octx.xp, self.into)(a, b, out=out, casting='unsafe')
+            return [out]
         out = self.fn(octx.xp, a, b)
         if out.dtype != a.dtype:
             out = out.astype(a.dtype)
@@ -231,19 +255,26 @@ _ELEMWISE_NAMES = {'add': ('elemwise_add', ('_Plus', '_plus', '_add')),
                    'hypot': ('_hypot', ('_Hypot',))}
 
 
-def _binary_class(name, aliases, fn, ga, gb, uses, broadcast):
+_BINARY_UFUNC = {'add': 'add', 'sub': 'subtract', 'mul': 'multiply', 'div': 'true_divide',
+                 'mod': 'mod', 'power': 'power', 'maximum': 'maximum', 'minimum': 'minimum',
+                 'hypot': 'hypot'}
+
+
+def _binary_class(name, aliases, fn, ga, gb, uses, broadcast, ufunc=None):
     # broadcast gradients are summed back to the input shapes, so backward reads the inputs
     uses = ('inputs',) + tuple(u for u in uses if u != 'inputs') if broadcast else uses
+    fills = ufunc is not None and not broadcast
     return register(type(name, (Binary,), {
         'op_name': name, 'aliases': tuple(aliases), 'fn': staticmethod(fn),
         'grad_a': staticmethod(ga), 'grad_b': staticmethod(gb), 'backward_uses': uses,
-        'broadcast': broadcast}))
+        'broadcast': broadcast, 'into': ufunc if fills else None, 'writes_out': fills,
+        'inplace_ok': fills}))
 
 
 for _key, (_fn, _ga, _gb, _uses) in _BINARY.items():
     _name, _aliases = _ELEMWISE_NAMES[_key]
     # MXNet's _maximum/_power/... broadcast nothing but numpy does; shapes are checked by inference
-    _binary_class(_name, _aliases, _fn, _ga, _gb, _uses, False)
+    _binary_class(_name, _aliases, _fn, _ga, _gb, _uses, False, _BINARY_UFUNC[_key])
     _binary_class('broadcast_' + _key, _BROADCAST_ALIASES.get(_key, ()), _fn, _ga, _gb, _uses, True)
 for _key, _fn in _COMPARE.items():
     _binary_class('_' + _key, ('_' + _key.title().replace('_', ''),), _fn, _ZERO2, _ZERO2, (), False)
@@ -264,10 +295,19 @@ class ScalarOp(Operator):
     def grad(xp, x, s, y, dy):
         raise NotImplementedError
 
+    into = None        # (ufunc, scalar first?) writing into a preallocated output
+
     def forward(self, octx, inputs, aux):
         x = inputs[0]
         # MXNet converts the scalar to the array's dtype first (int32 * 1.5 multiplies by 1)
-        out = self.fn(octx.xp, x, x.dtype.type(self.p.scalar))
+        scalar = x.dtype.type(self.p.scalar)
+        out = octx.out[0] if octx.out else None
+        if out is not None:
+            ufunc, reflected = self.into
+            args = (scalar, x) if reflected else (x, scalar)
+            getattr(octx.xp, ufunc)(*args, out=out, casting='unsafe')
+            return [out]
+        out = self.fn(octx.xp, x, scalar)
         if out.dtype != x.dtype:
             out = out.astype(x.dtype)
         return [out]
@@ -302,14 +342,24 @@ _SCALAR_CMP = {
 }
 
 
+_SCALAR_UFUNC = {'plus': ('add', False), 'minus': ('subtract', False),
+                 'rminus': ('subtract', True), 'mul': ('multiply', False),
+                 'div': ('true_divide', False), 'rdiv': ('true_divide', True),
+                 'mod': ('mod', False), 'rmod': ('mod', True), 'power': ('power', False),
+                 'rpower': ('power', True), 'maximum': ('maximum', False),
+                 'minimum': ('minimum', False), 'hypot': ('hypot', False)}
+
+
 def _scalar_class(key, fn, grad, uses):
     name = '_%s_scalar' % key
     camel = '_' + key.title().replace('_', '') + 'Scalar'
     if key.startswith('r') and key[1:] in _SCALAR:
         camel = '_R' + key[1:].title() + 'Scalar'
+    into = _SCALAR_UFUNC.get(key)
     return register(type(name, (ScalarOp,), {
         'op_name': name, 'aliases': (camel,), 'fn': staticmethod(fn), 'grad': staticmethod(grad),
-        'backward_uses': uses}))
+        'backward_uses': uses, 'into': into, 'writes_out': into is not None,
+        'inplace_ok': into is not None}))
 
 
 for _key, (_fn, _g, _uses) in _SCALAR.items():

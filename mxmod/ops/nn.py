@@ -32,6 +32,7 @@ def _scalar(x, value):
 class FullyConnected(Operator):
     """y = x W^T + b, with x flattened to 2-D (``flatten=True``) or applied on the last axis."""
     op_name = 'FullyConnected'
+    writes_out = True
     params = {'num_hidden': Param('int'), 'no_bias': Param('bool', False),
               'flatten': Param('bool', True)}
     backward_uses = ('inputs',)
@@ -63,7 +64,11 @@ class FullyConnected(Operator):
     def forward(self, octx, inputs, aux):
         x, w = inputs[0], inputs[1]
         x2 = self._flat(x)
-        out = octx.xp.matmul(x2, w.T)
+        given = octx.out[0] if octx.out else None
+        if given is not None and given.dtype == x2.dtype:
+            out = octx.xp.matmul(x2, w.T, out=given.reshape(x2.shape[0], w.shape[0]))
+        else:
+            out = octx.xp.matmul(x2, w.T)
         if not self.p.no_bias:
             out += inputs[2].reshape(-1)
         shape = (x.shape[0], w.shape[0]) if self.p.flatten else x.shape[:-1] + (w.shape[0],)
@@ -100,6 +105,19 @@ _ACT = {
 }
 
 
+def _sigmoid_into(xp, x, out):
+    xp.negative(x, out=out)
+    xp.exp(out, out=out)
+    out += 1
+    xp.reciprocal(out, out=out)
+
+
+# activations computed straight into a preallocated output (which may be the input's memory)
+_ACT_INTO = {'relu': lambda xp, x, out: xp.maximum(x, 0, out=out),
+             'tanh': lambda xp, x, out: xp.tanh(x, out=out),
+             'sigmoid': _sigmoid_into}
+
+
 @register
 class Activation(Operator):
     """Elementwise activation: relu, sigmoid, tanh, softrelu (log(1 + e^x)) or softsign."""
@@ -108,9 +126,15 @@ class Activation(Operator):
     mirror_cheap = True
     backward_uses = ('outputs',)
     monitor_generic_inputs = True   # MXNet's monitor names its input 'input0'
+    writes_out = True
+    inplace_ok = True
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
+        out = octx.out[0] if octx.out else None
+        if out is not None and self.p.act_type in _ACT_INTO:
+            _ACT_INTO[self.p.act_type](octx.xp, x, out)
+            return [out]
         return [self._fn(octx.xp, x).astype(x.dtype, copy=False)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
