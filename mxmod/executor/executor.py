@@ -139,6 +139,27 @@ class Executor(object):
         for slot, k in last.items():
             self._grads_final[k].append(targets[slot])
         self._grads_untouched = [t for s, t in targets.items() if s not in last]
+        self._direct_gradients(targets)
+
+    def _direct_gradients(self, targets):
+        """Let the only backward step contributing to a 'write' argument write its gradient
+        straight into the argument's gradient array (octx.grad_out)."""
+        contributions = {}
+        for step in self._backward_steps:
+            for i, s in enumerate(step.inputs):
+                contributions.setdefault(s, []).append((step, i))
+        for slot, uses in contributions.items():
+            target = targets.get(slot)
+            if target is None or target[1] != 'write' or len(uses) != 1 or not self._single_ctx:
+                continue
+            step, i = uses[0]
+            garr = target[2]
+            if garr.shape != self._shapes[slot] or np.dtype(garr.dtype).name != self._dtypes[slot]:
+                continue
+            octx = self._octx[step.index]
+            if octx.grad_out is None:
+                octx.grad_out = [None] * len(step.inputs)
+            octx.grad_out[i] = garr._data
 
     def _backward_last_reads(self):
         """For each backward step, the recomputed/kept slots that no later backward step reads."""
@@ -327,6 +348,8 @@ class Executor(object):
         """Write the finished gradients of ``targets`` ((slot, req, array) triples) and drop them."""
         for slot, req, garr in targets:
             g = grads.pop(slot, None)
+            if g is garr._data:
+                continue                # the operator wrote it in place (grad_out)
             if req == 'add':
                 if g is not None:
                     garr._data += _on(g, garr.context).reshape(garr.shape)

@@ -192,8 +192,11 @@ class OpContext(object):
         Output shapes inferred at bind time (lets source ops resolve unknown dimensions).
     out : list or None
         Preallocated output arrays (entries may be None) for operators with ``writes_out``.
+    grad_out : list or None
+        Per argument, the array its gradient may be written into (an argument's final gradient
+        buffer when this step is its only contributor), or None.
     """
-    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out')
+    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out', 'grad_out')
 
     def __init__(self, xp, ctx, is_train=False, need_grad=None, out_shapes=None):
         self.xp = xp
@@ -203,6 +206,7 @@ class OpContext(object):
         self.need_grad = need_grad
         self.out_shapes = out_shapes
         self.out = None
+        self.grad_out = None
 
     @property
     def rng(self):

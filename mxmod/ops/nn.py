@@ -79,11 +79,20 @@ class FullyConnected(Operator):
         x, w = inputs[0], inputs[1]
         need = octx.need_grad or [True] * len(inputs)
         dy = out_grads[0].reshape(-1, w.shape[0])
-        grads = [xp.matmul(dy, w).reshape(x.shape) if need[0] else None,
-                 xp.matmul(dy.T, self._flat(x)) if need[1] else None]
+        into = octx.grad_out or (None, None, None)
+        grads = [_matmul(xp, dy, w, into[0], x.shape) if need[0] else None,
+                 _matmul(xp, dy.T, self._flat(x), into[1], w.shape) if need[1] else None]
         if not self.p.no_bias:
             grads.append(acc_sum(xp, dy, 0).reshape(inputs[2].shape) if need[2] else None)
         return grads
+
+
+def _matmul(xp, a, b, out, shape):
+    """a @ b reshaped to ``shape``, written into ``out`` when given (an argument's gradient)."""
+    if out is not None and out.dtype == a.dtype:
+        xp.matmul(a, b, out=out.reshape(a.shape[0], b.shape[1]))
+        return out
+    return xp.matmul(a, b).reshape(shape)
 
 
 # ---- Activation -------------------------------------------------------------------------------

@@ -105,3 +105,34 @@ def test_sharing_with_mirroring_and_training():
         exe.backward()
     for key, grad in exes[0].grad_dict.items():
         np.testing.assert_array_equal(exes[1].grad_dict[key].asnumpy(), grad.asnumpy(), err_msg=key)
+
+
+def test_fc_writes_weight_gradient_straight_into_its_array():
+    data = mx.sym.var('data')
+    shared_w = mx.sym.var('shared_weight')
+    h = mx.sym.FullyConnected(data, num_hidden=6, name='fc1')
+    h2 = mx.sym.FullyConnected(h, weight=shared_w, num_hidden=6, no_bias=True, name='fc2')
+    h3 = mx.sym.FullyConnected(h2, weight=shared_w, num_hidden=6, no_bias=True, name='fc3')
+    net = mx.sym.MakeLoss(mx.sym.sum(h3 * h3))
+    exe = net.simple_bind(mx.cpu(), data=(4, 5))
+    direct = [o.grad_out for o in exe._octx if o.grad_out is not None]
+    assert any(g is exe.grad_dict['fc1_weight']._data for gs in direct for g in gs)
+    assert not any(g is exe.grad_dict['shared_weight']._data for gs in direct for g in gs)
+    rng = np.random.RandomState(3)
+    for arr in exe.arg_arrays:
+        arr[:] = rng.uniform(-1, 1, arr.shape)
+    before = exe.grad_dict['fc1_weight']._data
+    exe.forward(is_train=True)
+    exe.backward()
+    assert exe.grad_dict['fc1_weight']._data is before
+    x, w1, b1, ws = (exe.arg_dict[n].asnumpy().astype(np.float64)
+                     for n in ('data', 'fc1_weight', 'fc1_bias', 'shared_weight'))
+    a1 = x @ w1.T + b1
+    a2 = a1 @ ws.T
+    a3 = a2 @ ws.T
+    d3 = 2 * a3
+    d2 = d3 @ ws
+    d1 = d2 @ ws
+    np.testing.assert_allclose(exe.grad_dict['fc1_weight'].asnumpy(), d1.T @ x, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(exe.grad_dict['shared_weight'].asnumpy(), d3.T @ a2 + d2.T @ a1,
+                               rtol=1e-4, atol=1e-5)
