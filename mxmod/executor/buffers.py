@@ -5,7 +5,11 @@ one buffer; an elementwise operator (``inplace_ok``) may overwrite an input it i
 Lifetimes are conservative: a value kept for backward, a graph output or an argument never shares;
 an operator that may return views of its inputs (anything not ``writes_out``) keeps those inputs'
 buffers alive as long as its outputs."""
+import os
+
 import numpy as np
+
+from ..context import xp_of
 
 
 class Block(object):
@@ -77,3 +81,29 @@ def _pick(blocks, slot_block, step, size, dtype, end):
 def shared_bytes(blocks):
     """Total bytes of the shared buffers."""
     return sum(b.size * np.dtype(b.dtype).itemsize for b in blocks)
+
+
+def install(exe):
+    """Preallocate an executor's shared forward buffers (one device only; off with
+    MXMOD_SHARE_BUFFERS=0) and hand each writes_out step its output arrays. Returns the blocks."""
+    if not exe._single_ctx or os.environ.get('MXMOD_SHARE_BUFFERS', '1') == '0':
+        return []
+    blocks, slot_block = assign(exe._plan, exe._kept, exe._shapes, exe._dtypes)
+    storage = [_empty(exe._ctx, b.size, b.dtype) for b in blocks]
+    for step, octx in zip(exe._plan.steps, exe._octx):
+        if any(s in slot_block for s in step.outputs):
+            octx.out = [_view(storage[slot_block[s]], exe._shapes[s]) if s in slot_block else None
+                        for s in step.outputs]
+    return blocks
+
+
+def _view(flat, shape):
+    return flat[:int(np.prod(shape, dtype=np.int64))].reshape(shape)
+
+
+def _empty(ctx, size, dtype):
+    xp = xp_of(ctx)
+    if xp is np:
+        return np.empty(size, dtype=dtype)
+    with xp.cuda.Device(ctx.device_id):
+        return xp.empty(size, dtype=dtype)

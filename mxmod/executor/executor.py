@@ -3,15 +3,13 @@
 forward walks the plan's steps; backward walks the gradient steps, summing the gradients of values
 used more than once, recomputing mirrored values, and writes each argument's gradient according to
 its grad_req (write / add / null)."""
-import os
-
 import numpy as np
 
 from ..base import MXNetError
 from ..context import xp_of
 from ..ndarray.ndarray import NDArray, from_xp, _put
 from ..ops.base import OpContext
-from . import buffers, fastpath
+from . import buffers, fastpath, gradient_writes
 from .monitoring import report_forward, report_backward, report_variables
 
 
@@ -36,7 +34,7 @@ class Executor(object):
             step.ctx = octx.ctx
             octx.out_shapes = [shapes[s] for s in step.outputs]
         self._prepare_gradients(mirror)
-        self._share_buffers()
+        self._blocks = buffers.install(self)
         self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
 
@@ -89,7 +87,7 @@ class Executor(object):
             a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
         self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
                               tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
-        self._plan_gradient_writes()
+        gradient_writes.plan(self)
         for step in self._backward_steps:
             octx = self._octx[step.index]
             producer = plan.producer
@@ -102,64 +100,6 @@ class Executor(object):
             step.no_outputs = [None] * len(step.outputs)
         self._fast_backward = self._single_ctx and not any(s.mirror for s in plan.steps)
         self._bwd_program = fastpath.compile_backward(self)
-
-    def _share_buffers(self):
-        """Preallocate the shared forward buffers of the plan (one device only; off with
-        MXMOD_SHARE_BUFFERS=0) and hand each writes_out step its output arrays."""
-        self._blocks = []
-        if not self._single_ctx or os.environ.get('MXMOD_SHARE_BUFFERS', '1') == '0':
-            return
-        blocks, slot_block = buffers.assign(self._plan, self._kept, self._shapes, self._dtypes)
-        xp = xp_of(self._ctx)
-        storage = [self._empty(xp, b.size, b.dtype) for b in blocks]
-        self._blocks = blocks
-        for step, octx in zip(self._plan.steps, self._octx):
-            if any(s in slot_block for s in step.outputs):
-                octx.out = [storage[slot_block[s]][:int(np.prod(self._shapes[s]))].reshape(self._shapes[s])
-                            if s in slot_block else None for s in step.outputs]
-
-    def _empty(self, xp, size, dtype):
-        if xp is np:
-            return np.empty(size, dtype=dtype)
-        with xp.cuda.Device(self._ctx.device_id):
-            return xp.empty(size, dtype=dtype)
-
-    def _plan_gradient_writes(self):
-        """Each argument's gradient is written (and its temporary dropped) right after the last
-        backward step contributing to it; arguments no step reaches get zeros (write) at the end."""
-        targets = {slot: (slot, req, g) for slot, req, g in
-                   zip(self._plan.arg_slots, self._grad_req, self.grad_arrays)
-                   if req != 'null' and g is not None}
-        last = {}
-        for k, step in enumerate(self._backward_steps):
-            for s in step.inputs:
-                if s in targets:
-                    last[s] = k
-        self._grads_final = [[] for _ in self._backward_steps]
-        for slot, k in last.items():
-            self._grads_final[k].append(targets[slot])
-        self._grads_untouched = [t for s, t in targets.items() if s not in last]
-        self._direct_gradients(targets)
-
-    def _direct_gradients(self, targets):
-        """Let the only backward step contributing to a 'write' argument write its gradient
-        straight into the argument's gradient array (octx.grad_out)."""
-        contributions = {}
-        for step in self._backward_steps:
-            for i, s in enumerate(step.inputs):
-                contributions.setdefault(s, []).append((step, i))
-        for slot, uses in contributions.items():
-            target = targets.get(slot)
-            if target is None or target[1] != 'write' or len(uses) != 1 or not self._single_ctx:
-                continue
-            step, i = uses[0]
-            garr = target[2]
-            if garr.shape != self._shapes[slot] or np.dtype(garr.dtype).name != self._dtypes[slot]:
-                continue
-            octx = self._octx[step.index]
-            if octx.grad_out is None:
-                octx.grad_out = [None] * len(step.inputs)
-            octx.grad_out[i] = garr._data
 
     def _backward_last_reads(self):
         """For each backward step, the recomputed/kept slots that no later backward step reads."""

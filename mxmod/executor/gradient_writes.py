@@ -1,0 +1,38 @@
+"""When and where an executor writes argument gradients: each one right after the last backward
+step contributing to it (its temporary is dropped then), and straight into the gradient array
+(``octx.grad_out``) when a single step is its only contributor and grad_req is 'write'."""
+import numpy as np
+
+
+def plan(exe):
+    """Set ``exe._grads_final`` (per backward step, the (slot, req, array) targets finished after
+    it), ``exe._grads_untouched`` (targets no step reaches) and the steps' ``grad_out`` arrays."""
+    targets = {slot: (slot, req, g) for slot, req, g in
+               zip(exe._plan.arg_slots, exe._grad_req, exe.grad_arrays)
+               if req != 'null' and g is not None}
+    last, contributions = {}, {}
+    for k, step in enumerate(exe._backward_steps):
+        for i, s in enumerate(step.inputs):
+            if s in targets:
+                last[s] = k
+                contributions.setdefault(s, []).append((step, i))
+    exe._grads_final = [[] for _ in exe._backward_steps]
+    for slot, k in last.items():
+        exe._grads_final[k].append(targets[slot])
+    exe._grads_untouched = [t for s, t in targets.items() if s not in last]
+    if exe._single_ctx:
+        _direct(exe, targets, contributions)
+
+
+def _direct(exe, targets, contributions):
+    for slot, uses in contributions.items():
+        _, req, garr = targets[slot]
+        if req != 'write' or len(uses) != 1:
+            continue
+        if garr.shape != exe._shapes[slot] or np.dtype(garr.dtype).name != exe._dtypes[slot]:
+            continue
+        step, i = uses[0]
+        octx = exe._octx[step.index]
+        if octx.grad_out is None:
+            octx.grad_out = [None] * len(step.inputs)
+        octx.grad_out[i] = garr._data
