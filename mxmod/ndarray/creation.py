@@ -1,0 +1,128 @@
+"""NDArray creation: array, empty/zeros/ones/full, arange, *_like, concat/concatenate/stack, and
+waitall."""
+import sys
+
+import numpy as np
+
+from ..base import MXNetError, integer_types, mx_real_t
+from ..context import current_context, xp_of
+from .ndarray import NDArray, _STYPES, _put, from_xp
+
+def _ctx(ctx):
+    return ctx if ctx is not None else current_context()
+
+
+def _new(ctx, fn, *args, **kwargs):
+    ctx = _ctx(ctx)
+    xp = xp_of(ctx)
+    if xp is np:
+        return from_xp(getattr(np, fn)(*args, **kwargs), ctx)
+    with xp.cuda.Device(ctx.device_id):
+        return from_xp(getattr(xp, fn)(*args, **kwargs), ctx)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, integer_types) else tuple(shape)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """Create an NDArray from a list, numpy array or NDArray (float32 unless ``dtype`` or the source
+    NDArray says otherwise)."""
+    if isinstance(source_array, NDArray):
+        dtype = source_array.dtype if dtype is None else dtype
+        source_array = source_array.asnumpy()
+    else:
+        dtype = mx_real_t if dtype is None else dtype
+    src = np.asarray(source_array, dtype=dtype)
+    if src.ndim == 0:
+        src = src.reshape((1,)) if not hasattr(source_array, 'shape') else src
+    return from_xp(_put(np.array(src, copy=True), _ctx(ctx)), _ctx(ctx))
+
+
+def _tagged(arr, stype):
+    if stype not in (None, 'default'):
+        if stype not in _STYPES:
+            raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
+        arr._stype = stype
+    return arr
+
+
+def empty(shape, ctx=None, dtype=mx_real_t, stype=None):
+    """Uninitialized array."""
+    return _tagged(_new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t), stype)
+
+
+def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
+    """Array of zeros."""
+    return _tagged(_new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t), stype)
+
+
+def ones(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
+    """Array of ones."""
+    return _tagged(_new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t), stype)
+
+
+def full(shape, val, ctx=None, dtype=mx_real_t, out=None):
+    """Array filled with ``val``."""
+    res = _new(ctx, 'full', _shape(shape), val, dtype=dtype or mx_real_t)
+    if out is not None:
+        out[:] = res
+        return out
+    return res
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):
+    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
+    if stop is None:
+        start, stop = 0, start
+    vals = np.arange(start, stop, step).astype(dtype or mx_real_t)
+    if repeat != 1:
+        vals = np.repeat(vals, repeat)
+    return array(vals, ctx=ctx, dtype=dtype or mx_real_t)
+
+
+def zeros_like(other, ctx=None, dtype=None):
+    """Zeros with the shape (and dtype) of ``other``."""
+    return zeros(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype)
+
+
+def ones_like(other, ctx=None, dtype=None):
+    """Ones with the shape (and dtype) of ``other``."""
+    return ones(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype)
+
+
+def concat(*arrays, **kwargs):
+    """Concatenate along ``dim`` (default 1)."""
+    dim = kwargs.pop('dim', 1)
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = arrays[0]
+    ctx = arrays[0].context
+    xp = xp_of(ctx)
+    return from_xp(xp.concatenate([a.as_in_context(ctx)._data for a in arrays], axis=dim), ctx)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Concatenate a list of NDArrays along ``axis`` (a new array)."""
+    if not arrays:
+        raise ValueError('concatenate needs at least one array')
+    if len(arrays) == 1 and not always_copy:
+        return arrays[0]
+    return concat(*arrays, dim=axis)
+
+
+def stack(*arrays, **kwargs):
+    """Stack along a new axis ``axis`` (default 0)."""
+    axis = kwargs.pop('axis', 0)
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = arrays[0]
+    ctx = arrays[0].context
+    return from_xp(xp_of(ctx).stack([a.as_in_context(ctx)._data for a in arrays], axis=axis), ctx)
+
+
+def waitall():
+    """Wait for all pending device work (GPU streams) to finish."""
+    cupy = sys.modules.get('cupy')
+    if cupy is not None and cupy.is_available():
+        for dev in range(cupy.cuda.runtime.getDeviceCount()):
+            with cupy.cuda.Device(dev):
+                cupy.cuda.get_current_stream().synchronize()
