@@ -217,3 +217,12 @@ class TestStore(KVStoreBase):
     @property
     def num_workers(self):
         return 1
+
+
+def check_new_keys(pairs, known):
+    """Raise MXNet's error when a key of ``pairs`` ((key, values) from normalize_pairs) is already
+    in ``known`` or comes with more than one value."""
+    for k, vals in pairs:
+        if k in known or len(vals) != 1:
+            raise MXNetError('init: duplicate init of key %r. Please double check if you '
+                             'called kv.init or kv.broadcast with this key multiple times' % (k,))

@@ -13,6 +13,7 @@ from ..base import MXNetError, write_file_atomic
 from ..ndarray.ndarray import NDArray, from_xp
 from ..context import cpu
 from . import mpi_comm
+from .base import check_new_keys
 from .compression import create_compression
 from .dist import DistKVStore
 from .local import _dense, _retain_rows, _stype
@@ -102,10 +103,7 @@ class DistAsyncKVStore(DistKVStore):
         value : NDArray or list of NDArray (one per key)
         """
         kind, pairs = self._pairs(key, value, 'init')
-        for k, vals in pairs:
-            if k in self._meta or len(vals) != 1:
-                raise MXNetError('init: duplicate init of key %r. Please double check if you '
-                                 'called kv.init or kv.broadcast with this key multiple times' % (k,))
+        check_new_keys(pairs, self._meta)
         for k, vals in pairs:
             data = _host(_dense(vals[0]))
             self._meta[k] = (tuple(data.shape), data.dtype)

@@ -8,7 +8,7 @@ override :meth:`KVStore._reduce_across_workers` to add the cross-process step.""
 from ..base import MXNetError, write_file_atomic
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, empty
-from .base import KVStoreBase, normalize_pairs
+from .base import KVStoreBase, check_new_keys, normalize_pairs
 from .compression import create_compression
 
 __all__ = ['KVStore']
@@ -88,11 +88,7 @@ class KVStore(KVStoreBase):
         value : NDArray or list of NDArray (one per key)
         """
         kind, pairs = self._pairs(key, value, 'init')
-        for k, vals in pairs:
-            if k in self._store or len(vals) != 1:
-                raise MXNetError('init: duplicate init of key %r. Please double check if you '
-                                 'called kv.init or kv.broadcast with this key multiple times'
-                                 % (k,))
+        check_new_keys(pairs, self._store)
         for k, vals in pairs:
             self._store[k] = _dense(vals[0]).copyto(cpu())
         if kind is not None:
