@@ -8,7 +8,23 @@ from .base import DataBatch, DataDesc, DataIter
 __all__ = ['ResizeIter', 'PrefetchingIter']
 
 
-class ResizeIter(DataIter):
+class _CurrentBatchIter(DataIter):
+    """A DataIter whose getdata/getlabel/getindex/getpad read ``self.current_batch``."""
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_CurrentBatchIter):
     """Make an iterator yield exactly ``size`` batches per epoch.
 
     The wrapped iterator is reset and read again when it runs out before ``size`` batches.
@@ -53,18 +69,6 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
 class _Prefetcher(object):
@@ -126,7 +130,7 @@ def _renamed(descs, renames):
     return out
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_CurrentBatchIter):
     """Read batches of one or more iterators ahead, in one background thread per iterator.
 
     Batches of several iterators are joined: their data (and labels) are concatenated as lists.
@@ -210,15 +214,3 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
