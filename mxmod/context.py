@@ -1,11 +1,13 @@
 """Devices: Context objects, the ``with ctx:`` scope, and the array module (numpy/cupy) per device."""
+import contextlib
 import threading
 
 import numpy as np
 
 from .base import MXNetError
 
-__all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'xp_of']
+__all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'xp_of',
+           'device_scope']
 
 _CUPY = None
 
@@ -140,6 +142,19 @@ def erf(xp, x):
     except ImportError:
         import math  # pylint: disable=import-outside-toplevel
         return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+_NO_SCOPE = contextlib.nullcontext()
+
+
+def device_scope(ctx):
+    """The scope that makes ``ctx``'s GPU cupy's current device (nothing for CPU contexts).
+
+    cupy allocates new arrays, and launches kernels, on the current device of the calling
+    thread; work on a ``gpu(i)`` array must run inside this scope."""
+    if ctx is None or ctx.device_typeid != 2:
+        return _NO_SCOPE
+    return cupy_module().cuda.Device(ctx.device_id)
 
 
 def xp_of(ctx):

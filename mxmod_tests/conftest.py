@@ -6,6 +6,12 @@ import pytest
 
 import mxmod as mx
 
+if os.environ.get('MXMOD_TEST_DEVICE') == 'emulated-gpu':
+    # the whole session runs with cupy emulated on the CPU (see gpu_emulation/)
+    from .gpu_emulation import emulated_gpus
+    _EMULATION = emulated_gpus(2)
+    _EMULATION.__enter__()  # pylint: disable=no-member
+
 
 @pytest.fixture(autouse=True)
 def _seeded():

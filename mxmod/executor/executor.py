@@ -6,8 +6,8 @@ its grad_req (write / add / null)."""
 import numpy as np
 
 from ..base import MXNetError
-from ..context import xp_of
-from ..ndarray.ndarray import NDArray, from_xp, _put
+from ..context import device_scope, xp_of
+from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
 from ..ops.base import OpContext
 from . import buffers, fastpath, gradient_writes
 from .monitoring import report_forward, report_backward, report_variables
@@ -133,6 +133,7 @@ class Executor(object):
         return dict(zip(self._symbol.list_outputs(), self.outputs))
 
     # ---- running ------------------------------------------------------------------
+    @on_device
     def forward(self, is_train=False, **kwargs):
         """Run the graph. Keyword arrays are copied into the arguments of those names first.
 
@@ -168,7 +169,8 @@ class Executor(object):
             if tuple(value.shape) != out.shape:
                 raise MXNetError('output %s has shape %s, the executor was bound for %s'
                                  % (out, tuple(value.shape), out.shape))
-            out._data[...] = _on(value, out.context)
+            with device_scope(out.context):
+                out._data[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
 
@@ -192,6 +194,12 @@ class Executor(object):
         return out
 
     def _run_step(self, step, octx, aux_override=None):
+        if not self._single_ctx:  # group2ctx: each step on its own device
+            with device_scope(octx.ctx):
+                return self._step_here(step, octx, aux_override)
+        return self._step_here(step, octx, aux_override)
+
+    def _step_here(self, step, octx, aux_override):
         ins = self._gather(step.inputs, octx.ctx)
         aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
         outs = step.op.forward(octx, ins, aux)
@@ -213,6 +221,7 @@ class Executor(object):
         octx.out = planned
         octx.saved.update(saved)
 
+    @on_device
     def backward(self, out_grads=None, is_train=True):
         """Compute gradients of the arguments given head gradients of the outputs (needed for
         outputs that are not loss layers)."""
@@ -260,9 +269,17 @@ class Executor(object):
         return grads
 
     def _backward_step(self, step, grads):
+        if not self._single_ctx:
+            with device_scope(self._octx[step.index].ctx):
+                return self._backward_here(step, grads)
+        return self._backward_here(step, grads)
+
+    def _backward_here(self, step, grads):
         octx = self._octx[step.index]
         op = step.op
         ogs = [grads.pop(s, None) for s in step.outputs]
+        if not self._single_ctx:
+            ogs = [None if g is None else _on(g, octx.ctx) for g in ogs]
         if not op.is_loss:
             if all(g is None for g in ogs):
                 return
@@ -282,10 +299,20 @@ class Executor(object):
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
             if need and g is not None:
                 old = grads.get(s)
+                if old is not None and not self._single_ctx:
+                    old = _on(old, octx.ctx)    # group2ctx: consumers on several devices
                 grads[s] = g if old is None else old + g
 
     def _write_grads(self, grads, targets):
         """Write the finished gradients of ``targets`` ((slot, req, array) triples) and drop them."""
+        if self._single_ctx:
+            return self._write_grads_here(grads, targets)
+        for target in targets:
+            with device_scope(target[2].context):
+                self._write_grads_here(grads, [target])
+        return None
+
+    def _write_grads_here(self, grads, targets):
         for slot, req, garr in targets:
             g = grads.pop(slot, None)
             if g is garr._data:
@@ -332,13 +359,8 @@ class Executor(object):
     def memory_plan(self):
         """The memory plan in bytes: naive, forward_peak, backward_peak, planned, internal, and the
         shared forward buffers (shared_buffers, shared_buffer_bytes)."""
-        from .memory import simulate  # pylint: disable=import-outside-toplevel
-        from .plan import slot_bytes  # pylint: disable=import-outside-toplevel
-        mem = simulate(self._plan, self._backward_steps, self._kept,
-                       slot_bytes(self._shapes, self._dtypes), self._grad_slots)
-        mem['shared_buffers'] = len(self._blocks)
-        mem['shared_buffer_bytes'] = buffers.shared_bytes(self._blocks)
-        return mem
+        from .memory import executor_plan  # pylint: disable=import-outside-toplevel
+        return executor_plan(self)
 
     def planned_memory_bytes(self):
         """Peak bytes of values alive at once under the plan (arguments and gradients included)."""
@@ -346,20 +368,8 @@ class Executor(object):
 
     def debug_str(self):
         """The graph and its memory plan as text."""
-        lines = [self._symbol.debug_str().rstrip()]
-        mem = self.memory_plan()
-        mirrored = [s.name for s in self._plan.steps if s.mirror]
-        lines.append('Total %d MB allocated (intermediate values; with arguments and gradients: '
-                     'forward peak %d MB, backward peak %d MB, one buffer per value %d MB)'
-                     % (mem['internal'] >> 20, mem['forward_peak'] >> 20,
-                        mem['backward_peak'] >> 20, mem['naive'] >> 20))
-        lines.append('Planned memory: %d bytes (one buffer per value: %d bytes)'
-                     % (mem['planned'], mem['naive']))
-        lines.append('Shared forward buffers: %d, %d bytes' % (mem['shared_buffers'],
-                                                            mem['shared_buffer_bytes']))
-        if mirrored:
-            lines.append('Mirrored (recomputed in backward): %s' % ', '.join(mirrored))
-        return '\n'.join(lines) + '\n'
+        from .memory import executor_report  # pylint: disable=import-outside-toplevel
+        return executor_report(self)
 
 
 def _accumulate(acc, g):

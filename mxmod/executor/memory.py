@@ -77,3 +77,32 @@ def _recompute_chain(plan, slot, live):
             made.update(step.outputs)
             stack.extend(step.inputs)
     return made
+
+
+def executor_plan(exe):
+    """The memory plan of a bound executor (see ``Executor.memory_plan``)."""
+    from . import buffers  # pylint: disable=import-outside-toplevel
+    from .plan import slot_bytes  # pylint: disable=import-outside-toplevel
+    mem = simulate(exe._plan, exe._backward_steps, exe._kept,  # pylint: disable=protected-access
+                   slot_bytes(exe._shapes, exe._dtypes), exe._grad_slots)  # pylint: disable=protected-access
+    mem['shared_buffers'] = len(exe._blocks)  # pylint: disable=protected-access
+    mem['shared_buffer_bytes'] = buffers.shared_bytes(exe._blocks)  # pylint: disable=protected-access
+    return mem
+
+
+def executor_report(exe):
+    """``Executor.debug_str``: the graph, then the memory plan and the mirrored values."""
+    lines = [exe._symbol.debug_str().rstrip()]  # pylint: disable=protected-access
+    mem = exe.memory_plan()
+    mirrored = [s.name for s in exe._plan.steps if s.mirror]  # pylint: disable=protected-access
+    lines.append('Total %d MB allocated (intermediate values; with arguments and gradients: '
+                 'forward peak %d MB, backward peak %d MB, one buffer per value %d MB)'
+                 % (mem['internal'] >> 20, mem['forward_peak'] >> 20,
+                    mem['backward_peak'] >> 20, mem['naive'] >> 20))
+    lines.append('Planned memory: %d bytes (one buffer per value: %d bytes)'
+                 % (mem['planned'], mem['naive']))
+    lines.append('Shared forward buffers: %d, %d bytes' % (mem['shared_buffers'],
+                                                        mem['shared_buffer_bytes']))
+    if mirrored:
+        lines.append('Mirrored (recomputed in backward): %s' % ', '.join(mirrored))
+    return '\n'.join(lines) + '\n'

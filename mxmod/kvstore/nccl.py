@@ -68,9 +68,10 @@ class NCCLKVStore(KVStore):
         if len(set(ids)) != len(ids):
             raise MXNetError("kvstore 'nccl': key %r has several values on one GPU (%s); push "
                              "one value per GPU" % (key, ids))
-        if str(vals[0].dtype) not in _NCCL_TYPES:
+        dtype = np.dtype(vals[0].dtype).name
+        if dtype not in _NCCL_TYPES:
             raise MXNetError("kvstore 'nccl': dtype %s of key %r is not supported (supported: %s)"
-                             % (vals[0].dtype, key, ', '.join(sorted(_NCCL_TYPES))))
+                             % (dtype, key, ', '.join(sorted(_NCCL_TYPES))))
         return tuple(ids)
 
     def push(self, key, value, priority=0):
@@ -121,7 +122,7 @@ class NCCLKVStore(KVStore):
             for k, vals, ids in work:
                 comms = self._communicators(ids)
                 bufs = self._buffers(k, vals)
-                dtype = getattr(nccl, _NCCL_TYPES[str(vals[0].dtype)])
+                dtype = getattr(nccl, _NCCL_TYPES[np.dtype(vals[0].dtype).name])
                 for comm, val, buf in zip(comms, vals, bufs):
                     with cupy.cuda.Device(val.context.device_id):
                         src = cupy.ascontiguousarray(val._data)

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from ..base import MXNetError, numeric_types
-from .ndarray import NDArray, from_xp, _put
+from .ndarray import NDArray, from_xp, on_device, _put
 
 
 def _operand(self, other):
@@ -30,6 +30,7 @@ def _result(self, value):
 
 
 def _binary(fn, reflected=False):
+    @on_device
     def method(self, other):
         rhs = _operand(self, other)
         return _result(self, fn(rhs, self._data) if reflected else fn(self._data, rhs))
@@ -37,6 +38,7 @@ def _binary(fn, reflected=False):
 
 
 def _inplace(fn):
+    @on_device
     def method(self, other):
         rhs = _operand(self, other)
         self._data[...] = fn(self._data, rhs)
@@ -58,10 +60,12 @@ for _name, _fn in {'eq': operator.eq, 'ne': operator.ne, 'gt': operator.gt, 'ge'
     setattr(NDArray, '__%s__' % _name, _binary(_fn))
 
 
+@on_device
 def _neg(self):
     return from_xp(-self._data, self._ctx)
 
 
+@on_device
 def _abs(self):
     return from_xp(abs(self._data), self._ctx)
 

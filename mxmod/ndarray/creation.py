@@ -5,7 +5,7 @@ import sys
 import numpy as np
 
 from ..base import MXNetError, integer_types, mx_real_t
-from ..context import current_context, xp_of
+from ..context import current_context, device_scope, xp_of
 from .ndarray import NDArray, _STYPES, _put, from_xp
 
 def _ctx(ctx):
@@ -97,8 +97,9 @@ def concat(*arrays, **kwargs):
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
     ctx = arrays[0].context
-    xp = xp_of(ctx)
-    return from_xp(xp.concatenate([a.as_in_context(ctx)._data for a in arrays], axis=dim), ctx)
+    parts = [a.as_in_context(ctx)._data for a in arrays]
+    with device_scope(ctx):
+        return from_xp(xp_of(ctx).concatenate(parts, axis=dim), ctx)
 
 
 def concatenate(arrays, axis=0, always_copy=True):
@@ -116,7 +117,9 @@ def stack(*arrays, **kwargs):
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
     ctx = arrays[0].context
-    return from_xp(xp_of(ctx).stack([a.as_in_context(ctx)._data for a in arrays], axis=axis), ctx)
+    parts = [a.as_in_context(ctx)._data for a in arrays]
+    with device_scope(ctx):
+        return from_xp(xp_of(ctx).stack(parts, axis=axis), ctx)
 
 
 def waitall():

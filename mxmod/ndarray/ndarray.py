@@ -1,8 +1,10 @@
 """The NDArray: a device array (numpy on CPU, cupy on GPU) with MXNet's Python interface."""
+import functools
+
 import numpy as np
 
 from ..base import MXNetError, numeric_types, integer_types
-from ..context import Context, current_context, xp_of
+from ..context import Context, current_context, device_scope, xp_of
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'zeros_like',
            'ones_like', 'concat', 'concatenate', 'stack', 'waitall', 'from_xp', 'to_numpy']
@@ -27,6 +29,17 @@ def _put(data, ctx):
         return to_numpy(data)
     with xp.cuda.Device(ctx.device_id):
         return xp.asarray(data)
+
+
+def on_device(method):
+    """Run an NDArray method with the array's GPU as cupy's current device (CPU: as is)."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        if self._ctx.device_typeid != 2:
+            return method(self, *args, **kwargs)
+        with device_scope(self._ctx):
+            return method(self, *args, **kwargs)
+    return run
 
 
 def from_xp(data, ctx):
@@ -88,6 +101,7 @@ class NDArray(object):
         such. mxmod stores every array densely (values are the same, memory is not saved)."""
         return getattr(self, '_stype', 'default')
 
+    @on_device
     def tostype(self, stype):
         """A copy tagged with storage type ``stype`` (dense storage underneath)."""
         if stype not in _STYPES:
@@ -103,6 +117,7 @@ class NDArray(object):
         return self._data
 
     @property
+    @on_device
     def T(self):
         """Transpose (2-D arrays, or reversed axes)."""
         return from_xp(self._data.T.copy(), self._ctx)
@@ -155,6 +170,7 @@ class NDArray(object):
             raise ValueError('asscalar needs an array of size 1, got shape %s' % (self.shape,))
         return self.asnumpy().reshape(-1)[0]
 
+    @on_device
     def astype(self, dtype, copy=True):
         """Return the array converted to ``dtype`` (a copy unless ``copy=False`` and unchanged)."""
         dtype = np.dtype(dtype)
@@ -162,6 +178,7 @@ class NDArray(object):
             return self
         return from_xp(self._data.astype(dtype), self._ctx)
 
+    @on_device
     def copy(self):
         """Return a deep copy on the same context."""
         return from_xp(self._data.copy(), self._ctx)
@@ -196,6 +213,7 @@ class NDArray(object):
         """Block until pending reads/writes finish."""
         self.wait_to_read()
 
+    @on_device
     def _set(self, value):
         """Write ``value`` (array or scalar) into the whole array in place."""
         data = self._data
@@ -204,8 +222,7 @@ class NDArray(object):
         if isinstance(value, numeric_types):
             data[...] = value
             return
-        if type(value) is not type(data):
-            value = _put(value, self._ctx)
+        value = _put(value, self._ctx)  # no copy when it already lives there
         if tuple(value.shape) != tuple(data.shape):
             try:
                 value = xp_of(self._ctx).broadcast_to(value, data.shape)
@@ -215,6 +232,7 @@ class NDArray(object):
         data[...] = value
 
     # ---- shape -------------------------------------------------------------
+    @on_device
     def reshape(self, *shape, **kwargs):
         """Return a view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 are accepted."""
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
@@ -228,10 +246,12 @@ class NDArray(object):
         new_shape = reshape_shape(self.shape, shape, reverse)
         return from_xp(self._data.reshape(new_shape), self._ctx)
 
+    @on_device
     def reshape_like(self, other):
         """Return a view with the shape of ``other``."""
         return from_xp(self._data.reshape(other.shape), self._ctx)
 
+    @on_device
     def expand_dims(self, axis):
         """Insert a new axis of size 1."""
         return from_xp(xp_of(self._ctx).expand_dims(self._data, axis), self._ctx)
@@ -240,6 +260,7 @@ class NDArray(object):
         """Collapse all axes but the first."""
         return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
 
+    @on_device
     def broadcast_to(self, shape):
         """Broadcast to ``shape`` (0 keeps the input dimension)."""
         shape = tuple(s if s != 0 else d for s, d in zip(shape, (0,) * (len(shape) - self.ndim) + self.shape))
@@ -255,6 +276,7 @@ class NDArray(object):
         return self
 
     # ---- indexing ----------------------------------------------------------
+    @on_device
     def __getitem__(self, key):
         key = _index_key(key)
         data = self._data[key]
@@ -264,12 +286,11 @@ class NDArray(object):
             data = data.reshape((1,))
         return from_xp(data, self._ctx)
 
+    @on_device
     def __setitem__(self, key, value):
         key = _index_key(key)
         if isinstance(value, NDArray):
-            value = value._data
-            if type(value) is not type(self._data):
-                value = _put(value, self._ctx)
+            value = _put(value._data, self._ctx)
         elif not isinstance(value, numeric_types):
             value = _put(np.asarray(value), self._ctx)
         self._data[key] = value

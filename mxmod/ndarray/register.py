@@ -1,6 +1,6 @@
 """Imperative operator calls: ``mx.nd.<Op>(*inputs, out=None, **params)`` for every registered op."""
 from ..base import MXNetError
-from ..context import Context, current_context, xp_of
+from ..context import Context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
 from .ndarray import NDArray, from_xp
 
@@ -49,7 +49,8 @@ def invoke(op_name, args, kwargs):
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
     nargs = len(op.list_arguments())
     data = [a._data for a in arrays]
-    results = op.forward(octx, data[:nargs], data[nargs:])
+    with device_scope(ctx):
+        results = op.forward(octx, data[:nargs], data[nargs:])
     results = results[:op.num_visible_outputs()]
     return _deliver(results, out, ctx)
 

@@ -3,6 +3,7 @@
 This is what KVStore and Module call for each update; it creates states lazily, groups updates by
 dtype in chunks of ``optimizer.aggregate_num`` (MXNet's aggregated SGD), and saves/loads its
 states in MXNet's pickle format (see :mod:`.pickling`)."""
+from ..context import device_scope
 from ..ndarray.ndarray import NDArray
 from .pickling import dumps, loads
 
@@ -51,11 +52,13 @@ class Updater(object):
             self._aggregated(indices, weights, grads)
         else:
             for idx, w, g in zip(indices, weights, grads):
-                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+                with device_scope(w.context):
+                    self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
 
     def _ensure_state(self, idx, weight):
         if idx not in self.states:
-            self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
+            with device_scope(weight.context):
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
             self.states_synced[idx] = True
         elif not self.states_synced[idx]:
             self.states[idx] = self.sync_state_context(self.states[idx], weight.context)
@@ -64,14 +67,15 @@ class Updater(object):
     def _aggregated(self, indices, weights, grads):
         by_dtype = {}
         for entry in zip(indices, weights, grads):
-            by_dtype.setdefault(entry[1].dtype, []).append(entry)
+            by_dtype.setdefault((entry[1].context, entry[1].dtype), []).append(entry)
         size = self.optimizer.aggregate_num
-        for entries in by_dtype.values():
+        for (ctx, _), entries in by_dtype.items():
             for start in range(0, len(entries), size):
                 chunk = entries[start:start + size]
                 idx, ws, gs = zip(*chunk)
-                self.optimizer.update_multi_precision(list(idx), list(ws), list(gs),
-                                                      [self.states[i] for i in idx])
+                with device_scope(ctx):
+                    self.optimizer.update_multi_precision(list(idx), list(ws), list(gs),
+                                                          [self.states[i] for i in idx])
 
     def sync_state_context(self, state, context):
         """Return ``state`` with every NDArray in it moved to ``context``.

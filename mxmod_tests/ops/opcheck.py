@@ -1,9 +1,40 @@
 """Operator-level checks used by the op tests: run one operator directly and compare its forward
-with a numpy reference and its backward with central differences in float64."""
+with a numpy reference and its backward with central differences in float64.
+
+The operators run on ``test_context()``: cpu(0), or gpu(0) when the suite runs with
+``MXMOD_TEST_DEVICE=emulated-gpu`` (mxmod_tests/gpu/test_emulated_suites.py does that, under the
+cupy emulation); inputs go to that device and results come back as numpy arrays."""
+import os
+
 import numpy as np
 
 import mxmod as mx
+from mxmod.context import device_scope
+from mxmod.ndarray.ndarray import to_numpy
 from mxmod.ops.base import OPS, OpContext
+
+
+def test_context():
+    """The context the operator checks run on (see the module docstring)."""
+    return mx.gpu(0) if os.environ.get('MXMOD_TEST_DEVICE') == 'emulated-gpu' else mx.cpu()
+
+
+def _run(fn, *args):
+    """Call ``fn(octx, *device arrays)`` on the test context; return numpy results."""
+    ctx = test_context()
+    xp = ctx.xp
+    if xp is np:
+        return fn(OpContext(np, ctx), *args)
+    with device_scope(ctx):
+        moved = [[xp.array(a) if isinstance(a, np.ndarray) else a for a in group] for group in args]
+        result = fn(OpContext(xp, ctx), *moved)
+        for group, dev_group in zip(args, moved):  # in-place updates show as on the CPU
+            for host, dev in zip(group, dev_group):
+                if isinstance(host, np.ndarray) and host.flags.writeable:
+                    host[...] = to_numpy(dev)
+        stray = [type(r).__name__ for r in result if r is not None and not isinstance(r, xp.ndarray)]
+        assert not stray, 'results on %s must be device arrays, got %s' % (ctx, stray)
+        return [None if r is None else to_numpy(r) for r in result]
 
 
 def make(op_name, **attrs):
@@ -13,9 +44,12 @@ def make(op_name, **attrs):
 
 def run_forward(op, inputs, aux=(), is_train=False, seed=0):
     """Forward of ``op`` on numpy arrays; returns the list of outputs."""
-    octx = OpContext(np, mx.cpu(), is_train=is_train)
     mx.random.seed(seed) if hasattr(mx, 'random') else None
-    return op.forward(octx, [np.asarray(x) for x in inputs], [np.array(a) for a in aux])
+
+    def forward(octx, ins, auxs):
+        octx.is_train = is_train
+        return op.forward(octx, ins, auxs)
+    return _run(forward, [np.asarray(x) for x in inputs], [np.array(a) for a in aux])
 
 
 def check_forward(op_name, attrs, inputs, expected, aux=(), rtol=1e-5, atol=1e-6, is_train=False):
@@ -47,16 +81,18 @@ def check_grad(op_name, attrs, inputs, aux=(), wrt=None, is_train=True, eps=1e-6
     outs = run_forward(op, inputs, [a.copy() for a in aux], is_train)
     if head is None:
         head = [rng.uniform(-1, 1, size=np.shape(o)) for o in outs]
-    octx = OpContext(np, mx.cpu(), is_train=is_train)
-    octx.need_grad = [True] * len(inputs)
     mx.random.seed(0) if hasattr(mx, 'random') else None
-    outs = op.forward(octx, inputs, [a.copy() for a in aux])
-    # the executor frees what backward_uses does not declare: hand backward exactly that
-    uses = op.backward_uses
-    seen_in = inputs if 'inputs' in uses else [None] * len(inputs)
-    seen_out = outs if 'outputs' in uses else [None] * len(outs)
-    grads = op.backward(octx, [np.asarray(h, dtype=np.float64) for h in head], seen_in, seen_out,
-                        [a.copy() for a in aux])
+
+    def forward_backward(octx, ins, auxs, heads):
+        octx.is_train = is_train
+        octx.need_grad = [True] * len(ins)
+        outs = op.forward(octx, ins, [a.copy() for a in auxs])
+        # the executor frees what backward_uses does not declare: hand backward exactly that
+        uses = op.backward_uses
+        seen_in = ins if 'inputs' in uses else [None] * len(ins)
+        seen_out = outs if 'outputs' in uses else [None] * len(outs)
+        return op.backward(octx, heads, seen_in, seen_out, [a.copy() for a in auxs])
+    grads = _run(forward_backward, inputs, aux, [np.asarray(h, dtype=np.float64) for h in head])
     if wrt is None:
         wrt = [i for i, x in enumerate(inputs) if x.dtype.kind == 'f']
 
