@@ -42,13 +42,9 @@ def _write(dst, host_values):
     if _is_host(dst):
         np.copyto(dst, values, casting='unsafe')
     else:
-        dst[...] = _device_array(dst, values)
-
-
-def _device_array(dst, values):
-    cupy = cupy_module()
-    with cupy.cuda.Device(dst.device.id):
-        return cupy.asarray(values.astype(dst.dtype, copy=False))
+        cupy = cupy_module()
+        with cupy.cuda.Device(dst.device.id):   # the copy runs on dst's own GPU
+            dst[...] = cupy.asarray(values.astype(dst.dtype, copy=False))
 
 
 class Bucketer(object):
