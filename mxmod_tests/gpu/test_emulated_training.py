@@ -1,4 +1,9 @@
 """Executors, Modules and KVStores on emulated GPUs: the same numbers as on CPU contexts."""
+import os
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -171,3 +176,26 @@ def test_nccl_kvstore_api(gpus):
         kv.push('h', [mx.nd.ones((2,), d, dtype='int16') for d in devs])
     with pytest.raises(mx.MXNetError, match='init'):
         kv.pull('missing', out=outs)
+
+
+def _lstm_example(*args):
+    """examples/lstm_bucketing.py under run_emulated.py: [perplexity per epoch..., reloaded]."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
+    proc = subprocess.run([sys.executable, os.path.join(root, 'mxmod_tests', 'gpu', 'run_emulated.py'),
+                           os.path.join(root, 'examples', 'lstm_bucketing.py'), '--epochs', '3',
+                           '--sentences', '1000'] + list(args), capture_output=True, text=True,
+                          timeout=300, env=env, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = re.search(r'validation perplexity per epoch: ([\d., ]+); reloaded checkpoint: ([\d.]+)',
+                      proc.stderr)
+    assert found, proc.stderr[-3000:]
+    return [float(v) for v in found.group(1).split(',')] + [float(found.group(2))]
+
+
+@pytest.mark.parametrize('fused', [False, True], ids=['cells', 'fused'])
+def test_lstm_bucketing_example_on_two_gpus_matches_cpu(tmp_path, fused):
+    extra = ['--fused'] if fused else []
+    on_cpu = _lstm_example('--prefix', str(tmp_path / 'cpu'), *extra)
+    on_gpus = _lstm_example('--prefix', str(tmp_path / 'gpu'), '--gpus', '0,1', *extra)
+    np.testing.assert_allclose(on_gpus, on_cpu, rtol=1e-4)
