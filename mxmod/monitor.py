@@ -5,6 +5,7 @@ from math import sqrt
 
 import numpy as np
 
+from .context import device_scope
 from .ndarray import NDArray, from_xp
 
 __all__ = ['Monitor']
@@ -77,7 +78,7 @@ class Monitor(object):
             if not isinstance(array, NDArray):
                 raise TypeError('Monitor callback for %s expected an NDArray, got %s'
                                 % (name, type(array).__name__))
-            self.queue.append((self.step, name, self.stat_func(array)))
+            self.queue.append((self.step, name, self._stat(array)))
         self.stat_helper = stat_helper
 
     def install(self, exe):
@@ -103,6 +104,10 @@ class Monitor(object):
             self.activated = True
         self.step += 1
 
+    def _stat(self, array):
+        with device_scope(array.context):   # the stat runs on the array's own GPU
+            return self.stat_func(array)
+
     def toc(self):
         """Stop collecting and return the batch's results; call after forward/backward.
 
@@ -123,7 +128,7 @@ class Monitor(object):
                      + list(zip(symbol.list_auxiliary_states(), exe.aux_arrays)))
             for name, array in named:
                 if self.re_prog.match(name):
-                    self.queue.append((self.step, name, self.stat_func(array)))
+                    self.queue.append((self.step, name, self._stat(array)))
         self.activated = False
         if self.sort:
             self.queue.sort(key=lambda x: x[1])

@@ -4,6 +4,7 @@ Each sender keeps a residual per (key, device). At every push the gradient is ad
 residual; elements whose residual reached ``+threshold`` send ``+threshold`` (and the residual
 drops by it), those at or below ``-threshold`` send ``-threshold``, all others send 0."""
 from ..base import MXNetError
+from ..context import device_scope
 from ..ndarray.ndarray import from_xp
 
 __all__ = ['TwoBitCompression', 'create_compression']
@@ -42,11 +43,16 @@ class TwoBitCompression(object):
             Position of the sender in the pushed list (its device).
         grad : NDArray
         """
+        with device_scope(grad.context):    # the residual lives on the sender's device
+            return self._quantize(key, index, grad)
+
+    def _quantize(self, key, index, grad):
         xp = grad.context.xp
         data = grad._data
-        residual = self._residuals.get((key, index))
-        if residual is None or residual.shape != data.shape or type(residual) is not type(data):
-            residual = self._residuals[(key, index)] = xp.zeros(data.shape, dtype=data.dtype)
+        ctx, residual = self._residuals.get((key, index), (None, None))
+        if residual is None or residual.shape != data.shape or ctx != grad.context:
+            residual = xp.zeros(data.shape, dtype=data.dtype)
+            self._residuals[(key, index)] = (grad.context, residual)
         residual += data
         out = xp.zeros_like(residual)
         thr = residual.dtype.type(self.threshold)
