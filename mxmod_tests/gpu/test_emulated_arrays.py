@@ -13,25 +13,23 @@ def _on(ctx, value):
     return mx.nd.array(value, ctx=ctx, dtype=value.dtype)
 
 
+def _expressions(a):
+    """A spread of NDArray operations on ``a`` (run once per device)."""
+    return {'arith': (a * 2 + 1) / 3 - a, 'neg': -abs(a), 'cmp': a > 0, 'T': a.T,
+            'sum': mx.nd.sum(a, axis=1), 'dot': mx.nd.dot(a, a.T), 'softmax': mx.nd.softmax(a),
+            'slice': a[1:3], 'rows': a[mx.nd.array([2, 0])], 'astype': a.astype('float64'),
+            'reshape': a.reshape((4, 3)), 'bcast': a[0:1].broadcast_to((3, 4)),
+            'expand': a.expand_dims(0), 'concat': mx.nd.concat(a, a, dim=0),
+            'maximum': mx.nd.maximum(a, 0.25)}
+
+
 def test_ndarray_basics_live_on_their_device(gpus):
     x = RS.uniform(-1, 1, (3, 4)).astype(np.float32)
+    expected = _expressions(_on(mx.cpu(), x))
     for dev in (0, 1):
         g = _on(mx.gpu(dev), x)
         assert isinstance(g._data, DeviceArray) and g._data.device.id == dev
-        results = {'arith': (g * 2 + 1) / 3 - g, 'neg': -abs(g), 'cmp': g > 0, 'T': g.T,
-                   'sum': mx.nd.sum(g, axis=1), 'dot': mx.nd.dot(g, g.T),
-                   'softmax': mx.nd.softmax(g), 'slice': g[1:3], 'rows': g[mx.nd.array([2, 0])],
-                   'astype': g.astype('float64'), 'reshape': g.reshape((4, 3)),
-                   'bcast': g[0:1].broadcast_to((3, 4)), 'expand': g.expand_dims(0),
-                   'concat': mx.nd.concat(g, g, dim=0), 'maximum': mx.nd.maximum(g, 0.25)}
-        c = _on(mx.cpu(), x)
-        expected = {'arith': (c * 2 + 1) / 3 - c, 'neg': -abs(c), 'cmp': c > 0, 'T': c.T,
-                    'sum': mx.nd.sum(c, axis=1), 'dot': mx.nd.dot(c, c.T),
-                    'softmax': mx.nd.softmax(c), 'slice': c[1:3], 'rows': c[mx.nd.array([2, 0])],
-                    'astype': c.astype('float64'), 'reshape': c.reshape((4, 3)),
-                    'bcast': c[0:1].broadcast_to((3, 4)), 'expand': c.expand_dims(0),
-                    'concat': mx.nd.concat(c, c, dim=0), 'maximum': mx.nd.maximum(c, 0.25)}
-        for key, val in results.items():
+        for key, val in _expressions(g).items():
             assert val.context == mx.gpu(dev), key
             assert val._data.device.id == dev, key
             np.testing.assert_allclose(val.asnumpy(), expected[key].asnumpy(), rtol=1e-6,
