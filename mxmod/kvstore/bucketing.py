@@ -52,8 +52,9 @@ class Bucketer(object):
 
     Parameters
     ----------
-    comm : mpi4py.MPI.Comm
-        The workers' communicator.
+    comm : peer_watch.WatchedComm or mpi4py.MPI.Comm
+        The workers' communicator (the stores pass a watched one, whose collectives notice a
+        worker that has finished instead of waiting for it forever).
     bucket_size : int, optional
         Bucket size in bytes (default :func:`bucket_bytes`).
     """

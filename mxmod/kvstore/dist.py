@@ -40,8 +40,10 @@ class DistKVStore(KVStore):
     def __init__(self, name='dist_sync'):
         super(DistKVStore, self).__init__(name)
         self._world = mpi_comm.world()
-        self._comm = self._world.worker_comm()
-        self._bucketer = Bucketer(self._comm)
+        # collectives go through the watched channel (a finished peer raises instead of hanging)
+        self._coll = self._world.worker_channel(name)
+        self._comm = self._coll.comm
+        self._bucketer = Bucketer(self._coll)
         self._wire_compression = None
         self._comm_buf = {}
 
@@ -58,7 +60,8 @@ class DistKVStore(KVStore):
 
     def barrier(self):
         """Wait until every worker reaches this point."""
-        self._comm.Barrier()
+        self._coll.what = 'barrier'
+        self._coll.Barrier()
 
     # ---- init ----------------------------------------------------------------------
     def init(self, key, value):
@@ -73,12 +76,13 @@ class DistKVStore(KVStore):
         """
         _, pairs = self._pairs(key, value, 'init')
         signature = [(k, tuple(v[0].shape), str(v[0].dtype)) for k, v in pairs]
+        self._coll.what = 'init'
         self._check_same_everywhere(signature)
         super(DistKVStore, self).init(key, value)
         self._bucketer.bcast([self._store[k]._data for k, _ in pairs])
 
     def _check_same_everywhere(self, signature):
-        everyone = self._comm.allgather(signature)
+        everyone = self._coll.allgather(signature)
         for rank, theirs in enumerate(everyone):
             if theirs != everyone[0]:
                 raise MXNetError('init: workers disagree on the keys to initialize: rank 0 has %s '
@@ -98,13 +102,17 @@ class DistKVStore(KVStore):
         priority : int
             Accepted for compatibility; the keys of one call are reduced together.
         """
-        _, pairs = self._pairs(key, value, 'push')
+        self._push_as('push', key, value)
+
+    def _push_as(self, what, key, value):
+        _, pairs = self._pairs(key, value, what)
         for k, vals in pairs:
-            stored = self._stored(k, 'push')
+            stored = self._stored(k, what)
             for val in vals:
                 if tuple(val.shape) != tuple(stored.shape):
-                    raise MXNetError('push: shape mismatch for key %r: stored %s, pushed %s'
-                                     % (k, stored.shape, tuple(val.shape)))
+                    raise MXNetError('%s: shape mismatch for key %r: stored %s, pushed %s'
+                                     % (what, k, stored.shape, tuple(val.shape)))
+        self._coll.what = what
         merged = [(k, self._merge(k, [_dense(v) for v in vals])) for k, vals in pairs]
         if self._wire_compression is not None:
             results = self._reduce_compressed(merged)
@@ -128,15 +136,22 @@ class DistKVStore(KVStore):
         out : same structure as ``value``, optional
         priority : int
         """
-        if out is not None or self._updater is not None or self._wire_compression is not None:
-            super(DistKVStore, self).pushpull(key, value, out, priority)
+        if (out is None and self._updater is None and self._wire_compression is None
+                and self._pushpull_in_place(key, value)):
             return
+        self._push_as('pushpull', key, value)
+        self.pull(key, value if out is None else out, priority)
+
+    def _pushpull_in_place(self, key, value):
+        """Sum one host array per key across workers in place (and into the store); False when
+        the values do not allow it."""
         _, pairs = self._pairs(key, value, 'pushpull')
         if not all(len(vals) == 1 and self._in_place_ok(k, vals[0]) for k, vals in pairs):
-            super(DistKVStore, self).pushpull(key, value, out, priority)
-            return
+            return False
+        self._coll.what = 'pushpull'
         self._bucketer.allreduce([(vals[0]._data, vals[0]._data, self._store[k]._data)
                                   for k, vals in pairs])
+        return True
 
     def _in_place_ok(self, key, val):
         stored = self._stored(key, 'pushpull')
@@ -184,7 +199,7 @@ class DistKVStore(KVStore):
             sizes.append(packed_size(value.size))
         mine = np.concatenate(chunks) if chunks else np.empty(0, np.uint8)
         everyone = np.empty((self.num_workers, mine.size), dtype=np.uint8)
-        self._comm.Allgather(mine, everyone)
+        self._coll.Allgather(mine, everyone)
         results, start = [], 0
         for (k, value), size in zip(merged, sizes):
             total = np.zeros(value.shape, dtype=np.float32)

@@ -52,8 +52,10 @@ class DistAsyncKVStore(DistKVStore):
                              "`python -m mxmod.launch -n N -s 1 python train.py` (or export %s=S "
                              "and start `python -m mpi4py -m mxmod.kvstore.server` on the last S "
                              "MPI ranks)" % mpi_comm.ENV_SERVERS)
-        self._comm = self._world.worker_comm()
+        self._coll = self._world.worker_channel(name)
+        self._comm = self._coll.comm
         self._peer = self._world.comm
+        self._watch = self._world.watch
         self._meta = {}
         self._has_updater = False
         self._wire_compression = None
@@ -64,14 +66,38 @@ class DistAsyncKVStore(DistKVStore):
         super(DistKVStore, self).__init__(name)  # pylint: disable=bad-super-call
 
     # ---- messaging --------------------------------------------------------------
+    def _servers_of(self, pairs):
+        return sorted(set(self._server_of(k) for k, _ in pairs))
+
     def _server_of(self, key):
         return self._world.server_ranks[zlib.crc32(repr(key).encode('utf-8'))
                                         % self._world.num_servers]
 
+    def _wait_servers(self, test, servers, what):
+        """Poll ``test`` until it is True; raise when one of ``servers`` has exited meanwhile."""
+        def blame():
+            for server in servers:
+                if server in self._watch.gone:
+                    return ('kvstore %s: %s exited while %s waits for it (%s)'
+                            % (self.type, self._watch.role(server),
+                               self._watch.role(self._watch.rank), what))
+            return None
+        self._watch.wait(test, blame)
+
+    def _wait_requests(self, requests, servers, what):
+        Testall = mpi_comm.mpi().Request.Testall  # pylint: disable=invalid-name
+        self._wait_servers(lambda: Testall(requests), servers, what)
+
+    def _receive(self, server, what):
+        """The next pickled reply of ``server``."""
+        self._wait_servers(lambda: self._peer.Iprobe(source=server, tag=TAG_REPLY), [server],
+                           what)
+        return self._peer.recv(source=server, tag=TAG_REPLY)
+
     def _ask(self, server, op, key=None, extra=None):
         """Send a request that the server answers with a pickled reply; return the reply."""
         self._peer.send((op, self._sid, key, extra), dest=server, tag=TAG_REQUEST)
-        reply = self._peer.recv(source=server, tag=TAG_REPLY)
+        reply = self._receive(server, 'its reply to %r' % op)
         if isinstance(reply, tuple) and reply and reply[0] == 'error':
             raise MXNetError('kvstore server (MPI rank %d): %s' % (server, reply[1]))
         return reply
@@ -112,10 +138,11 @@ class DistAsyncKVStore(DistKVStore):
                 self._peer.send(('init', self._sid, k, (data.shape, data.dtype.str)), dest=server,
                                 tag=TAG_REQUEST)
                 self._peer.Send(data, dest=server, tag=TAG_DATA)
-                self._peer.recv(source=server, tag=TAG_REPLY)
+                self._receive(server, 'its reply to init of key %r' % (k,))
         if kind is not None:
             self._key_kind = kind
-        self._comm.Barrier()
+        self._coll.what = 'init'
+        self._coll.Barrier()
 
     # ---- push / pull --------------------------------------------------------------------
     def _payload(self, key, vals):
@@ -152,7 +179,7 @@ class DistAsyncKVStore(DistKVStore):
         """
         _, pairs = self._pairs(key, value, 'push')
         self._check(pairs, 'push')
-        mpi_comm.mpi().Request.Waitall(self._send_pushes('push', pairs))
+        self._wait_requests(self._send_pushes('push', pairs), self._servers_of(pairs), 'push')
 
     def _post_receives(self, keys):
         bufs, requests = [], []
@@ -189,7 +216,7 @@ class DistAsyncKVStore(DistKVStore):
         for k, _ in pairs:
             requests.append(self._peer.isend(('pull', self._sid, k, None), dest=self._server_of(k),
                                              tag=TAG_REQUEST))
-        mpi_comm.mpi().Request.Waitall(requests)
+        self._wait_requests(requests, self._servers_of(pairs), 'pull')
         self._deliver(bufs, pairs, ignore_sparse)
 
     def pushpull(self, key, value, out=None, priority=0):
@@ -208,7 +235,7 @@ class DistAsyncKVStore(DistKVStore):
         self._check(out_pairs, 'pushpull')
         bufs, requests = self._post_receives([k for k, _ in pairs])
         requests += self._send_pushes('pushpull', pairs)
-        mpi_comm.mpi().Request.Waitall(requests)
+        self._wait_requests(requests, self._servers_of(pairs), 'pushpull')
         self._deliver(bufs, out_pairs)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
@@ -238,7 +265,8 @@ class DistAsyncKVStore(DistKVStore):
     def barrier(self):
         """Wait until every server has applied this worker's pushes, then for all workers."""
         self._ask_all('sync')
-        self._comm.Barrier()
+        self._coll.what = 'barrier'
+        self._coll.Barrier()
 
     def set_optimizer(self, optimizer):
         """Send ``optimizer`` to the servers (rank 0 sends; all workers then synchronize)."""
@@ -261,7 +289,8 @@ class DistAsyncKVStore(DistKVStore):
         if self.rank == 0:
             self._ask_all(op, blob)
         self._has_updater = True
-        self._comm.Barrier()
+        self._coll.what = 'set_optimizer'
+        self._coll.Barrier()
 
     def set_gradient_compression(self, compression_params):
         """Send 2-bit compressed gradients to the servers (residual kept on the worker).
@@ -290,4 +319,5 @@ class DistAsyncKVStore(DistKVStore):
             blob = fin.read()
         if self.rank == 0:
             self._ask_all('set_states', blob)
-        self._comm.Barrier()
+        self._coll.what = 'load_optimizer_states'
+        self._coll.Barrier()

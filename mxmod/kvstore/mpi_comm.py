@@ -8,6 +8,7 @@ import atexit
 import os
 
 from ..base import MXNetError
+from .peer_watch import PeerWatch, WatchedComm
 
 __all__ = ['mpi', 'World', 'world', 'ENV_SERVERS', 'ENV_WORLD_SIZE', 'notify_servers_done']
 
@@ -68,22 +69,31 @@ class World(object):
                              % (ENV_SERVERS, self.num_servers, self.size))
         self.server_ranks = list(range(self.num_workers, self.size))
         self.is_server = self.rank >= self.num_workers
+        self.watch = PeerWatch(MPI, self.comm, self.num_workers)
         self._groups = 0
 
-    def worker_comm(self):
+    def worker_comm(self, what='a kvstore'):
         """A new communicator over the worker ranks only (collective over the workers)."""
         if self.is_server:
             raise MXNetError('MPI rank %d is a server rank (%s=%d): it runs the serve loop and '
                              'cannot create a worker kvstore' % (self.rank, ENV_SERVERS,
                                                                  self.num_servers))
         MPI = mpi()
+        # a finished worker would never join Create_group: meet every worker first
+        self.watch.handshake([r for r in range(self.num_workers) if r != self.rank], what)
         group = self.comm.Get_group().Incl(list(range(self.num_workers)))
         self._groups += 1
         comm = self.comm.Create_group(group, tag=100 + self._groups % 1000)
         group.Free()
         if comm == MPI.COMM_NULL:
             raise MXNetError('could not create the worker communicator on rank %d' % self.rank)
+        self.watch.done('stores')
         return comm
+
+    def worker_channel(self, label):
+        """A new :class:`WatchedComm` over the worker ranks for a store of type ``label``."""
+        comm = self.worker_comm(label)
+        return WatchedComm(comm, self.watch, self._groups, label)
 
 
 def check_world_size(size):
@@ -112,6 +122,7 @@ def world():
     global _WORLD
     if _WORLD is None:
         _WORLD = World()
+        _WORLD.watch.register()
         if not _WORLD.is_server and _WORLD.num_servers:
             atexit.register(notify_servers_done)
     return _WORLD

@@ -49,21 +49,36 @@ class ParameterServer(object):
                           'get_states': self._get_states, 'set_states': self._set_states}
 
     def serve(self):
-        """Handle requests until every worker has sent ``stop``."""
+        """Handle requests until every worker has sent ``stop``.
+
+        A worker that exits normally sends ``stop`` and then its goodbye; one whose goodbye
+        arrives without a ``stop`` (and no request of anyone pending) ends the server with an
+        MXNetError instead of leaving it waiting forever.
+        """
         MPI = mpi_comm.mpi()
         status = MPI.Status()
-        finished = 0
-        while finished < self.world.num_workers:
-            op, sid, key, extra = self.comm.recv(source=MPI.ANY_SOURCE, tag=TAG_REQUEST,
-                                                 status=status)
+        stopped = set()
+
+        def request_pending():
+            return self.comm.Iprobe(source=MPI.ANY_SOURCE, tag=TAG_REQUEST, status=status)
+
+        def blame():
+            for rank in sorted(self.world.watch.gone):
+                if rank < self.world.num_workers and rank not in stopped:
+                    return ('kvstore server (%s): worker rank %d exited without telling the '
+                            'server it was done' % (self.world.watch.role(self.world.rank), rank))
+            return None
+        while len(stopped) < self.world.num_workers:
+            self.world.watch.wait(request_pending, blame)
+            src = status.Get_source()
+            op, sid, key, extra = self.comm.recv(source=src, tag=TAG_REQUEST)
             if op == 'stop':
-                finished += 1
+                stopped.add(src)
                 continue
             handler = self._handlers.get(op)
             if handler is None:
-                raise MXNetError('kvstore server: unknown request %r from rank %d'
-                                 % (op, status.Get_source()))
-            handler(status.Get_source(), self.stores.setdefault(sid, _Store()), key, extra)
+                raise MXNetError('kvstore server: unknown request %r from rank %d' % (op, src))
+            handler(src, self.stores.setdefault(sid, _Store()), key, extra)
 
     # ---- handlers -------------------------------------------------------------------
     def _ack(self, src, store, key, extra, reply='ok'):

@@ -1,0 +1,247 @@
+"""Noticing that a peer rank finished while this rank waits for it.
+
+A rank that raises or is killed already ends the whole MPI job (``python -m mpi4py`` aborts it).
+A rank whose program simply *ends* (fewer batches, ``sys.exit(0)``) would instead leave the other
+ranks blocked forever in a collective it never joins. So:
+
+- every process of a job says goodbye when it exits normally (an ``atexit`` handler, which runs
+  before mpi4py finalizes MPI): a small message to every other rank carrying how many watched
+  operations it completed on each channel (each kvstore's worker communicator is a channel, and
+  ``'stores'`` counts the kvstores it created);
+- every wait of a kvstore is a non-blocking MPI call completed by a polling loop that also picks
+  up goodbyes. All workers run a channel's operations in the same order, so a peer whose goodbye
+  shows fewer completed operations than the one now waited for will never join it: the waiting
+  rank raises an MXNetError naming both (which, under mpi4py, ends the job with that message).
+  A peer that already passed the operation is waited for as usual: it will complete.
+
+The goodbyes travel on ``COMM_WORLD`` under a tag of their own (creating a private communicator
+would itself be a collective that a finished rank never joins)."""
+import atexit
+import os
+import sys
+import time
+
+import numpy as np
+
+from ..base import MXNetError
+
+__all__ = ['PeerWatch', 'WatchedComm', 'TAG_GOODBYE', 'TAG_HELLO']
+
+TAG_GOODBYE = 27101
+TAG_HELLO = 27102
+# polls of the pending request between two looks for goodbyes (a look is one MPI_Iprobe)
+_POLLS_PER_LOOK = 32
+# after this many polls a waiting rank lets other processes run between looks (as MPI libraries
+# do in their own blocking waits); a transfer in progress completes well before
+_POLLS_BEFORE_YIELD = 1024
+# longest sleep between two polls of an exiting rank waiting for the other ranks' goodbyes
+_GOODBYE_PAUSE = 1e-3
+
+
+def _exiting_on_error():
+    """True when the interpreter is exiting because of an uncaught exception (mpi4py then aborts
+    the job itself, and the error, not a goodbye, is what the other ranks should report)."""
+    return getattr(sys, 'last_value', None) is not None or getattr(sys, 'last_exc', None) is not None
+
+
+class PeerWatch(object):
+    """This process's goodbye bookkeeping: operations completed per channel, goodbyes received.
+
+    Parameters
+    ----------
+    MPI : module
+        mpi4py's ``MPI``.
+    comm : mpi4py.MPI.Comm
+        ``COMM_WORLD``.
+    num_workers : int
+        Ranks below this are workers, the others servers (used in messages).
+    """
+
+    def __init__(self, MPI, comm, num_workers):
+        self.MPI = MPI
+        self.comm = comm
+        self.rank = comm.Get_rank()
+        self.num_workers = num_workers
+        self.completed = {}
+        self.gone = {}
+        self._status = MPI.Status()
+        self._said = False
+
+    def role(self, rank):
+        """``'worker rank 1'`` or ``'server rank 2'``."""
+        return '%s rank %d' % ('worker' if rank < self.num_workers else 'server', rank)
+
+    def count(self, channel):
+        """Operations this process completed on ``channel``."""
+        return self.completed.get(channel, 0)
+
+    def done(self, channel):
+        """Record one more completed operation on ``channel``."""
+        self.completed[channel] = self.completed.get(channel, 0) + 1
+
+    def look(self):
+        """Receive every goodbye that has arrived; return True when there was one."""
+        comm, status, found = self.comm, self._status, False
+        while comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=TAG_GOODBYE, status=status):
+            source = status.Get_source()
+            self.gone[source] = comm.recv(source=source, tag=TAG_GOODBYE)
+            found = True
+        return found
+
+    def finished_before(self, peers, channel, index):
+        """The first of ``peers`` that said goodbye after fewer than ``index`` operations on
+        ``channel``, as (rank, its count); None when there is none."""
+        for peer in peers:
+            counts = self.gone.get(peer)
+            if counts is not None and counts.get(channel, 0) < index:
+                return peer, counts.get(channel, 0)
+        return None
+
+    def wait(self, test, blame):
+        """Poll ``test()`` until it returns True; raise MXNetError(``blame()``) when ``blame``
+        returns a message (a peer said goodbye and can no longer complete the wait).
+
+        MPI progresses only inside MPI calls, so the loop keeps calling ``test`` (as a blocking
+        MPI call spins inside the library); after a while it yields the CPU at each look.
+        """
+        if test():
+            return
+        polls = 0
+        while not test():
+            polls += 1
+            if polls % _POLLS_PER_LOOK:
+                continue
+            if self.look() or self.gone:
+                message = blame()
+                if message is not None and not test():
+                    raise MXNetError(message)
+            if polls >= _POLLS_BEFORE_YIELD:
+                os.sched_yield()
+
+    def handshake(self, peers, what):
+        """Exchange a hello with every rank of ``peers`` (channel ``'stores'``) before a blocking
+        collective that creates a communicator, so that a finished peer is noticed."""
+        index = self.count('stores') + 1
+        mine = np.array([index], dtype=np.int64)
+        theirs = [np.zeros(1, dtype=np.int64) for _ in peers]
+        requests = [self.comm.Isend(mine, dest=peer, tag=TAG_HELLO) for peer in peers]
+        requests += [self.comm.Irecv(buf, source=peer, tag=TAG_HELLO)
+                     for buf, peer in zip(theirs, peers)]
+
+        def blame():
+            late = self.finished_before(peers, 'stores', index)
+            if late is None:
+                return None
+            return ('kvstore: %s exited after creating %d kvstore(s), while %s creates kvstore '
+                    '#%d (%s); every worker must create the same kvstores in the same order'
+                    % (self.role(late[0]), late[1], self.role(self.rank), index, what))
+        self.wait(lambda: self.MPI.Request.Testall(requests), blame)
+        for peer, buf in zip(peers, theirs):
+            if int(buf[0]) != index:
+                raise MXNetError('kvstore: %s creates its kvstore #%d while %s creates #%d'
+                                 % (self.role(peer), int(buf[0]), self.role(self.rank), index))
+
+    def say_goodbye(self):
+        """Tell every other rank how far this process got, then wait for every rank's goodbye
+        (``atexit``, or when MPI is finalized explicitly; once; skipped when the process exits
+        on an uncaught exception, since mpi4py then aborts the job).
+
+        Waiting costs nothing new (MPI_Finalize waits for every rank as well) and is needed: a
+        message that reaches a rank while it finalizes can get the job killed (MPICH).
+        """
+        MPI = self.MPI
+        if self._said or MPI.Is_finalized() or _exiting_on_error():
+            return
+        self._said = True
+        counts = dict(self.completed)
+        peers = [peer for peer in range(self.comm.Get_size()) if peer != self.rank]
+        requests = [self.comm.isend(counts, dest=peer, tag=TAG_GOODBYE) for peer in peers]
+        pause = 0.0
+        while not MPI.Request.Testall(requests) or len(self.gone) < len(peers):
+            self.look()
+            time.sleep(pause)
+            pause = min(_GOODBYE_PAUSE, pause + 1e-5)
+
+    def register(self):
+        """Say goodbye at normal interpreter exit (atexit handlers run before mpi4py finalizes
+        MPI) or when the program finalizes MPI itself (an attribute of ``COMM_SELF`` is deleted
+        first thing in MPI_Finalize)."""
+        atexit.register(self.say_goodbye)
+        keyval = self.MPI.Comm.Create_keyval(delete_fn=self._on_finalize)
+        self.MPI.COMM_SELF.Set_attr(keyval, True)
+
+    def _on_finalize(self, comm, keyval, value):  # pylint: disable=unused-argument
+        self.say_goodbye()
+
+
+class WatchedComm(object):
+    """A worker communicator whose collectives notice a finished peer instead of hanging.
+
+    Offers the buffer collectives the stores use (``Allreduce``, ``Bcast``, ``Allgather``,
+    ``Barrier``, and the pickled ``allgather``) with mpi4py's signatures; each runs as its
+    non-blocking form completed by :meth:`PeerWatch.wait`.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The workers' communicator (its rank ``i`` is world rank ``i``).
+    watch : PeerWatch
+    channel : int
+        This communicator's number, the same on every worker.
+    label : str
+        The store type, for messages.
+    """
+
+    def __init__(self, comm, watch, channel, label):
+        self.comm = comm
+        self.watch = watch
+        self.channel = channel
+        self.label = label
+        self.what = 'init'
+        self.peers = [r for r in range(comm.Get_size()) if r != comm.Get_rank()]
+
+    def Get_rank(self):  # pylint: disable=invalid-name
+        """This worker's rank."""
+        return self.comm.Get_rank()
+
+    def Get_size(self):  # pylint: disable=invalid-name
+        """Number of workers."""
+        return self.comm.Get_size()
+
+    def _blame(self):
+        index = self.watch.count(self.channel) + 1
+        late = self.watch.finished_before(self.peers, self.channel, index)
+        if late is None:
+            return None
+        return ('kvstore %s: %s exited after %d collective operations on this store, while %s '
+                'waits in %s (collective operation #%d), which it will never join; every worker '
+                'must make the same kvstore calls (init, push, pushpull, barrier) in the same '
+                'order, e.g. run the same number of batches'
+                % (self.label, self.watch.role(late[0]), late[1],
+                   self.watch.role(self.watch.rank), self.what, index))
+
+    def _complete(self, request):
+        self.watch.wait(request.Test, self._blame)
+        self.watch.done(self.channel)
+
+    def Allreduce(self, sendbuf, recvbuf, op):  # pylint: disable=invalid-name
+        """``MPI_Allreduce`` (``sendbuf`` may be ``MPI.IN_PLACE``)."""
+        self._complete(self.comm.Iallreduce(sendbuf, recvbuf, op=op))
+
+    def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
+        """``MPI_Bcast`` from ``root``."""
+        self._complete(self.comm.Ibcast(buf, root=root))
+
+    def Allgather(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
+        """``MPI_Allgather`` of equal-sized buffers."""
+        self._complete(self.comm.Iallgather(sendbuf, recvbuf))
+
+    def Barrier(self):  # pylint: disable=invalid-name
+        """``MPI_Barrier``."""
+        self._complete(self.comm.Ibarrier())
+
+    def allgather(self, obj):
+        """Pickled allgather: a watched barrier first (once every worker has entered it, all of
+        them make the blocking call)."""
+        self.Barrier()
+        return self.comm.allgather(obj)
