@@ -53,8 +53,8 @@ class Bucketer(object):
     Parameters
     ----------
     comm : peer_watch.WatchedComm or mpi4py.MPI.Comm
-        The workers' communicator (the stores pass a watched one, whose collectives notice a
-        worker that has finished instead of waiting for it forever).
+        The workers' communicator (the stores pass a watched one: the first collective of each
+        store call notices a worker that has finished instead of waiting for it forever).
     bucket_size : int, optional
         Bucket size in bytes (default :func:`bucket_bytes`).
     """

@@ -60,8 +60,7 @@ class DistKVStore(KVStore):
 
     def barrier(self):
         """Wait until every worker reaches this point."""
-        self._coll.what = 'barrier'
-        self._coll.Barrier()
+        self._coll.barrier('barrier')
 
     # ---- init ----------------------------------------------------------------------
     def init(self, key, value):
@@ -76,7 +75,7 @@ class DistKVStore(KVStore):
         """
         _, pairs = self._pairs(key, value, 'init')
         signature = [(k, tuple(v[0].shape), str(v[0].dtype)) for k, v in pairs]
-        self._coll.what = 'init'
+        self._coll.begin('init')
         self._check_same_everywhere(signature)
         super(DistKVStore, self).init(key, value)
         self._bucketer.bcast([self._store[k]._data for k, _ in pairs])
@@ -112,7 +111,7 @@ class DistKVStore(KVStore):
                 if tuple(val.shape) != tuple(stored.shape):
                     raise MXNetError('%s: shape mismatch for key %r: stored %s, pushed %s'
                                      % (what, k, stored.shape, tuple(val.shape)))
-        self._coll.what = what
+        self._coll.begin(what)
         merged = [(k, self._merge(k, [_dense(v) for v in vals])) for k, vals in pairs]
         if self._wire_compression is not None:
             results = self._reduce_compressed(merged)
@@ -148,7 +147,7 @@ class DistKVStore(KVStore):
         _, pairs = self._pairs(key, value, 'pushpull')
         if not all(len(vals) == 1 and self._in_place_ok(k, vals[0]) for k, vals in pairs):
             return False
-        self._coll.what = 'pushpull'
+        self._coll.begin('pushpull')
         self._bucketer.allreduce([(vals[0]._data, vals[0]._data, self._store[k]._data)
                                   for k, vals in pairs])
         return True

@@ -141,8 +141,7 @@ class DistAsyncKVStore(DistKVStore):
                 self._receive(server, 'its reply to init of key %r' % (k,))
         if kind is not None:
             self._key_kind = kind
-        self._coll.what = 'init'
-        self._coll.Barrier()
+        self._coll.barrier('init')
 
     # ---- push / pull --------------------------------------------------------------------
     def _payload(self, key, vals):
@@ -265,8 +264,7 @@ class DistAsyncKVStore(DistKVStore):
     def barrier(self):
         """Wait until every server has applied this worker's pushes, then for all workers."""
         self._ask_all('sync')
-        self._coll.what = 'barrier'
-        self._coll.Barrier()
+        self._coll.barrier('barrier')
 
     def set_optimizer(self, optimizer):
         """Send ``optimizer`` to the servers (rank 0 sends; all workers then synchronize)."""
@@ -289,8 +287,7 @@ class DistAsyncKVStore(DistKVStore):
         if self.rank == 0:
             self._ask_all(op, blob)
         self._has_updater = True
-        self._coll.what = 'set_optimizer'
-        self._coll.Barrier()
+        self._coll.barrier('set_optimizer')
 
     def set_gradient_compression(self, compression_params):
         """Send 2-bit compressed gradients to the servers (residual kept on the worker).
@@ -319,5 +316,4 @@ class DistAsyncKVStore(DistKVStore):
             blob = fin.read()
         if self.rank == 0:
             self._ask_all('set_states', blob)
-        self._coll.what = 'load_optimizer_states'
-        self._coll.Barrier()
+        self._coll.barrier('load_optimizer_states')

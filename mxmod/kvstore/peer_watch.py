@@ -4,15 +4,17 @@ A rank that raises or is killed already ends the whole MPI job (``python -m mpi4
 A rank whose program simply *ends* (fewer batches, ``sys.exit(0)``) would instead leave the other
 ranks blocked forever in a collective it never joins. So:
 
-- every process of a job says goodbye when it exits normally (an ``atexit`` handler, which runs
-  before mpi4py finalizes MPI): a small message to every other rank carrying how many watched
-  operations it completed on each channel (each kvstore's worker communicator is a channel, and
-  ``'stores'`` counts the kvstores it created);
-- every wait of a kvstore is a non-blocking MPI call completed by a polling loop that also picks
-  up goodbyes. All workers run a channel's operations in the same order, so a peer whose goodbye
-  shows fewer completed operations than the one now waited for will never join it: the waiting
-  rank raises an MXNetError naming both (which, under mpi4py, ends the job with that message).
-  A peer that already passed the operation is waited for as usual: it will complete.
+- every process says goodbye when it exits normally (an ``atexit`` handler, which runs before
+  mpi4py finalizes MPI): a small message to every other rank carrying how many watched
+  operations it completed on each channel (each kvstore's worker communicator is a channel whose
+  operations are the store's collective calls; ``'stores'`` counts the kvstores it created).
+  It then waits for every other rank's goodbye, as MPI_Finalize would anyway;
+- the first collective of every store call (the one whose completion shows that every worker
+  joined the call) is a non-blocking MPI call completed by a polling loop that also picks up
+  goodbyes. All workers make a channel's calls in the same order, so a peer whose goodbye shows
+  fewer completed calls than the one now waited for will never join it: the waiting rank raises
+  an MXNetError naming both (under mpi4py this ends the job with that message). A peer that
+  already passed the call is waited for as usual: it will complete.
 
 The goodbyes travel on ``COMM_WORLD`` under a tag of their own (creating a private communicator
 would itself be a collective that a finished rank never joins)."""
@@ -175,11 +177,14 @@ class PeerWatch(object):
 
 
 class WatchedComm(object):
-    """A worker communicator whose collectives notice a finished peer instead of hanging.
+    """A worker communicator whose store calls notice a finished peer instead of hanging.
 
-    Offers the buffer collectives the stores use (``Allreduce``, ``Bcast``, ``Allgather``,
-    ``Barrier``, and the pickled ``allgather``) with mpi4py's signatures; each runs as its
-    non-blocking form completed by :meth:`PeerWatch.wait`.
+    A store starts each of its collective calls with :meth:`begin`. The first collective that
+    follows runs as its non-blocking form completed by :meth:`PeerWatch.wait`, and is the
+    operation counted for goodbyes; it is an allreduce, allgather or barrier (a broadcast is
+    preceded by a watched barrier), whose completion proves that every worker joined this call.
+    Every worker then makes the call's remaining collectives, so those run as the plain
+    blocking MPI calls at full speed. Methods have mpi4py's signatures.
 
     Parameters
     ----------
@@ -197,7 +202,8 @@ class WatchedComm(object):
         self.watch = watch
         self.channel = channel
         self.label = label
-        self.what = 'init'
+        self.what = None
+        self.armed = False
         self.peers = [r for r in range(comm.Get_size()) if r != comm.Get_rank()]
 
     def Get_rank(self):  # pylint: disable=invalid-name
@@ -208,40 +214,63 @@ class WatchedComm(object):
         """Number of workers."""
         return self.comm.Get_size()
 
+    def begin(self, what):
+        """Start the store call ``what`` (e.g. ``'pushpull'``): watch its first collective."""
+        self.what = what
+        self.armed = True
+
     def _blame(self):
         index = self.watch.count(self.channel) + 1
         late = self.watch.finished_before(self.peers, self.channel, index)
         if late is None:
             return None
-        return ('kvstore %s: %s exited after %d collective operations on this store, while %s '
-                'waits in %s (collective operation #%d), which it will never join; every worker '
-                'must make the same kvstore calls (init, push, pushpull, barrier) in the same '
-                'order, e.g. run the same number of batches'
-                % (self.label, self.watch.role(late[0]), late[1],
+        return ('kvstore %s: %s exited after %d collective call%s on this store, while %s '
+                'waits in %s (call #%d), which it will never join; every worker must make the '
+                'same kvstore calls (init, push, pushpull, barrier) in the same order, e.g. run '
+                'the same number of batches'
+                % (self.label, self.watch.role(late[0]), late[1], '' if late[1] == 1 else 's',
                    self.watch.role(self.watch.rank), self.what, index))
 
-    def _complete(self, request):
+    def _watched(self, request):
+        self.armed = False
         self.watch.wait(request.Test, self._blame)
         self.watch.done(self.channel)
 
     def Allreduce(self, sendbuf, recvbuf, op):  # pylint: disable=invalid-name
         """``MPI_Allreduce`` (``sendbuf`` may be ``MPI.IN_PLACE``)."""
-        self._complete(self.comm.Iallreduce(sendbuf, recvbuf, op=op))
-
-    def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
-        """``MPI_Bcast`` from ``root``."""
-        self._complete(self.comm.Ibcast(buf, root=root))
+        if self.armed:
+            self._watched(self.comm.Iallreduce(sendbuf, recvbuf, op=op))
+        else:
+            self.comm.Allreduce(sendbuf, recvbuf, op=op)
 
     def Allgather(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
         """``MPI_Allgather`` of equal-sized buffers."""
-        self._complete(self.comm.Iallgather(sendbuf, recvbuf))
+        if self.armed:
+            self._watched(self.comm.Iallgather(sendbuf, recvbuf))
+        else:
+            self.comm.Allgather(sendbuf, recvbuf)
 
     def Barrier(self):  # pylint: disable=invalid-name
         """``MPI_Barrier``."""
-        self._complete(self.comm.Ibarrier())
+        if self.armed:
+            self._watched(self.comm.Ibarrier())
+        else:
+            self.comm.Barrier()
+
+    def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
+        """``MPI_Bcast`` from ``root`` (its completion at the root proves nothing about the
+        others, so a watched barrier goes first when it opens a call)."""
+        if self.armed:
+            self.Barrier()
+        self.comm.Bcast(buf, root=root)
 
     def allgather(self, obj):
-        """Pickled allgather: a watched barrier first (once every worker has entered it, all of
-        them make the blocking call)."""
-        self.Barrier()
+        """Pickled allgather (a watched barrier first when it opens a call)."""
+        if self.armed:
+            self.Barrier()
         return self.comm.allgather(obj)
+
+    def barrier(self, what='barrier'):
+        """A whole store call that is one watched barrier."""
+        self.begin(what)
+        self.Barrier()

@@ -26,22 +26,21 @@ def _failed_with(result, *texts):
 
 
 def test_pushpull_direct_mpiexec():
-    """Rank 1 runs 3 batches, rank 0 five: rank 0 waits in its 4th pushpull (after init's two
-    collectives and three pushpulls, rank 1 completed 5 operations)."""
+    """Rank 1 runs 3 batches, rank 0 five: rank 0 waits in its 4th pushpull (rank 1 made 4
+    collective calls: init and three pushpulls)."""
     require_mpi()
     cmd = [MPIEXEC, '-n', '2', sys.executable, '-m', 'mpi4py', script('early_exit.py'),
            'pushpull']
     _failed_with(run(cmd, timeout=60),
-                 'MXNetError: kvstore dist_sync: worker rank 1 exited after 5 collective '
-                 'operations on this store, while worker rank 0 waits in pushpull (collective '
-                 'operation #6)')
+                 'MXNetError: kvstore dist_sync: worker rank 1 exited after 4 collective calls '
+                 'on this store, while worker rank 0 waits in pushpull (call #5)')
 
 
 def test_barrier_launch():
     require_mpi()
     _failed_with(launch('early_exit.py', ['barrier'], timeout=60),
-                 'worker rank 1 exited after 2 collective operations',
-                 'worker rank 0 waits in barrier (collective operation #3)', 'mxmod.launch: the MPI job')
+                 'worker rank 1 exited after 1 collective call on',
+                 'worker rank 0 waits in barrier (call #2)', 'mxmod.launch: the MPI job')
 
 
 def test_store_creation_launch():
@@ -54,8 +53,8 @@ def test_store_creation_launch():
 def test_dist_async_worker_exit_during_barrier():
     require_mpi()
     _failed_with(launch('early_exit.py', ['async_barrier'], servers=1, timeout=60),
-                 'kvstore dist_async: worker rank 1 exited after 2 collective operations',
-                 'worker rank 0 waits in barrier')
+                 'kvstore dist_async: worker rank 1 exited after 2 collective calls',
+                 'worker rank 0 waits in barrier (call #3)')
 
 
 def test_dist_async_server_notices_worker_without_stop():
@@ -108,7 +107,7 @@ def _channel(rank=0, size=3, done=4):
 
 
 def test_peer_that_passed_the_operation_is_waited_for():
-    """Rank 0 waits in operation #5: a peer that completed 5 (or more) will complete it too."""
+    """Rank 0 waits in call #5: a peer that completed 5 calls (or more) will complete it too."""
     watch, coll = _channel()
     watch.gone[1] = {1: 5}
     watch.gone[2] = {1: 7, 'stores': 1}
@@ -122,13 +121,13 @@ def test_peer_that_stopped_short_is_blamed():
     watch.gone[2] = {1: 4}
     message = coll._blame()  # pylint: disable=protected-access
     assert message.startswith('kvstore dist_sync: worker rank 2 exited after 4 collective '
-                              'operations on this store, while worker rank 0 waits in pushpull '
-                              '(collective operation #5)'), message
+                              'calls on this store, while worker rank 0 waits in pushpull '
+                              '(call #5)'), message
     with pytest.raises(MXNetError, match='worker rank 2 exited after 4'):
         watch.wait(lambda: False, coll._blame)  # pylint: disable=protected-access
     # a peer that never used this channel counts 0 operations on it
     watch.gone[2] = {'stores': 1}
-    assert 'exited after 0 collective operations' in coll._blame()  # pylint: disable=protected-access
+    assert 'exited after 0 collective calls' in coll._blame()  # pylint: disable=protected-access
     # a request that completes while the goodbye is looked at wins over the goodbye
     blamed = []
 
