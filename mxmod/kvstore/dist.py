@@ -6,7 +6,9 @@ devices (on CPU for ``dist_sync``, on the devices for ``dist_device_sync``), the
 processes with MPI allreduce (small arrays fused into buckets, see :mod:`.bucketing`); the
 updater, when set, then runs identically on every replica, which is what MXNet's servers do for
 all workers at once. ``init`` keeps rank 0's value, as MXNet does. Launch with
-``python -m mxmod.launch -n N python train.py`` or ``mpiexec -n N python -m mpi4py train.py``."""
+``python -m mxmod.launch -n N python train.py`` or ``mpiexec -n N python -m mpi4py train.py``.
+A worker whose program ends while the others wait for it in a store call makes them raise an
+MXNetError naming it (see :mod:`.peer_watch`) instead of waiting forever."""
 import numpy as np
 
 from ..base import MXNetError

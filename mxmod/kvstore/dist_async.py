@@ -78,8 +78,8 @@ class DistAsyncKVStore(DistKVStore):
         def blame():
             for server in servers:
                 if server in self._watch.gone:
-                    return ('kvstore %s: %s exited while %s waits for it (%s)'
-                            % (self.type, self._watch.role(server),
+                    return ('kvstore %s: %s %s while %s waits for it (%s)'
+                            % (self.type, self._watch.role(server), self._watch.left(server),
                                self._watch.role(self._watch.rank), what))
             return None
         self._watch.wait(test, blame)

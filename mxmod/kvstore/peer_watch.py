@@ -31,6 +31,8 @@ __all__ = ['PeerWatch', 'WatchedComm', 'TAG_GOODBYE', 'TAG_HELLO']
 
 TAG_GOODBYE = 27101
 TAG_HELLO = 27102
+# key of a goodbye sent by a process that exits on an uncaught exception
+FAILED = 'failed'
 # polls of the pending request between two looks for goodbyes (a look is one MPI_Iprobe)
 _POLLS_PER_LOOK = 32
 # after this many polls a waiting rank lets other processes run between looks (as MPI libraries
@@ -38,12 +40,14 @@ _POLLS_PER_LOOK = 32
 _POLLS_BEFORE_YIELD = 1024
 # longest sleep between two polls of an exiting rank waiting for the other ranks' goodbyes
 _GOODBYE_PAUSE = 1e-3
+# how long a failing process lets its goodbyes leave
+_FAILED_SEND_SECONDS = 1.0
 
 
 def _exiting_on_error():
-    """True when the interpreter is exiting because of an uncaught exception (mpi4py then aborts
-    the job itself, and the error, not a goodbye, is what the other ranks should report)."""
-    return getattr(sys, 'last_value', None) is not None or getattr(sys, 'last_exc', None) is not None
+    """True when the interpreter is exiting because of an uncaught exception (under
+    ``python -m mpi4py`` the job is then aborted)."""
+    return any(getattr(sys, name, None) is not None for name in ('last_value', 'last_exc'))
 
 
 class PeerWatch(object):
@@ -72,6 +76,10 @@ class PeerWatch(object):
     def role(self, rank):
         """``'worker rank 1'`` or ``'server rank 2'``."""
         return '%s rank %d' % ('worker' if rank < self.num_workers else 'server', rank)
+
+    def left(self, rank):
+        """How ``rank`` ended: ``'exited'`` or ``'failed (uncaught exception)'``."""
+        return 'failed (uncaught exception)' if self.gone[rank].get(FAILED) else 'exited'
 
     def count(self, channel):
         """Operations this process completed on ``channel``."""
@@ -134,9 +142,10 @@ class PeerWatch(object):
             late = self.finished_before(peers, 'stores', index)
             if late is None:
                 return None
-            return ('kvstore: %s exited after creating %d kvstore(s), while %s creates kvstore '
-                    '#%d (%s); every worker must create the same kvstores in the same order'
-                    % (self.role(late[0]), late[1], self.role(self.rank), index, what))
+            return ('kvstore: %s %s after creating %d kvstore(s), while %s creates kvstore #%d '
+                    '(%s); every worker must create the same kvstores in the same order'
+                    % (self.role(late[0]), self.left(late[0]), late[1], self.role(self.rank),
+                       index, what))
         self.wait(lambda: self.MPI.Request.Testall(requests), blame)
         for peer, buf in zip(peers, theirs):
             if int(buf[0]) != index:
@@ -145,21 +154,28 @@ class PeerWatch(object):
 
     def say_goodbye(self):
         """Tell every other rank how far this process got, then wait for every rank's goodbye
-        (``atexit``, or when MPI is finalized explicitly; once; skipped when the process exits
-        on an uncaught exception, since mpi4py then aborts the job).
+        (``atexit``, or when MPI is finalized explicitly; once).
 
         Waiting costs nothing new (MPI_Finalize waits for every rank as well) and is needed: a
-        message that reaches a rank while it finalizes can get the job killed (MPICH).
+        message that reaches a rank while it finalizes can get the job killed (MPICH). A process
+        exiting on an uncaught exception marks its goodbye as failed and does not wait (mpi4py
+        aborts the job next; under a plain ``python`` the other ranks must not wait for it).
         """
         MPI = self.MPI
-        if self._said or MPI.Is_finalized() or _exiting_on_error():
+        if self._said or MPI.Is_finalized():
             return
         self._said = True
         counts = dict(self.completed)
+        failed = _exiting_on_error()
+        if failed:
+            counts[FAILED] = True
         peers = [peer for peer in range(self.comm.Get_size()) if peer != self.rank]
         requests = [self.comm.isend(counts, dest=peer, tag=TAG_GOODBYE) for peer in peers]
+        deadline = time.monotonic() + _FAILED_SEND_SECONDS
         pause = 0.0
-        while not MPI.Request.Testall(requests) or len(self.gone) < len(peers):
+        while not MPI.Request.Testall(requests) or (len(self.gone) < len(peers) and not failed):
+            if failed and time.monotonic() > deadline:
+                return
             self.look()
             time.sleep(pause)
             pause = min(_GOODBYE_PAUSE, pause + 1e-5)
@@ -224,12 +240,13 @@ class WatchedComm(object):
         late = self.watch.finished_before(self.peers, self.channel, index)
         if late is None:
             return None
-        return ('kvstore %s: %s exited after %d collective call%s on this store, while %s '
-                'waits in %s (call #%d), which it will never join; every worker must make the '
-                'same kvstore calls (init, push, pushpull, barrier) in the same order, e.g. run '
-                'the same number of batches'
-                % (self.label, self.watch.role(late[0]), late[1], '' if late[1] == 1 else 's',
-                   self.watch.role(self.watch.rank), self.what, index))
+        return ('kvstore %s: %s %s after %d collective call%s on this store, while %s waits '
+                'in %s (call #%d), which it will never join; every worker must make the same '
+                'kvstore calls (init, push, pushpull, barrier) in the same order, e.g. run the '
+                'same number of batches'
+                % (self.label, self.watch.role(late[0]), self.watch.left(late[0]), late[1],
+                   '' if late[1] == 1 else 's', self.watch.role(self.watch.rank), self.what,
+                   index))
 
     def _watched(self, request):
         self.armed = False

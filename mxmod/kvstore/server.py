@@ -65,8 +65,9 @@ class ParameterServer(object):
         def blame():
             for rank in sorted(self.world.watch.gone):
                 if rank < self.world.num_workers and rank not in stopped:
-                    return ('kvstore server (%s): worker rank %d exited without telling the '
-                            'server it was done' % (self.world.watch.role(self.world.rank), rank))
+                    return ('kvstore server (%s): worker rank %d %s without telling the server '
+                            'it was done' % (self.world.watch.role(self.world.rank), rank,
+                                             self.world.watch.left(rank)))
             return None
         while len(stopped) < self.world.num_workers:
             self.world.watch.wait(request_pending, blame)

@@ -125,6 +125,10 @@ def test_peer_that_stopped_short_is_blamed():
                               '(call #5)'), message
     with pytest.raises(MXNetError, match='worker rank 2 exited after 4'):
         watch.wait(lambda: False, coll._blame)  # pylint: disable=protected-access
+    # a peer exiting on an uncaught exception says so
+    watch.gone[2] = {1: 4, 'failed': True}
+    failed = coll._blame()  # pylint: disable=protected-access
+    assert 'worker rank 2 failed (uncaught exception) after 4 collective calls' in failed
     # a peer that never used this channel counts 0 operations on it
     watch.gone[2] = {'stores': 1}
     assert 'exited after 0 collective calls' in coll._blame()  # pylint: disable=protected-access
