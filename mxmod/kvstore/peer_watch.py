@@ -179,6 +179,14 @@ class PeerWatch(object):
             self.look()
             time.sleep(pause)
             pause = min(_GOODBYE_PAUSE, pause + 1e-5)
+        failed_peers = [r for r, counts in self.gone.items() if counts.get(FAILED)]
+        if failed_peers and not failed:
+            # the job failed: make sure it ends non-zero even when this rank's clean finalize
+            # would otherwise race with the failed rank's abort
+            sys.stderr.write('mxmod: %s failed; ending the MPI job\n'
+                             % ', '.join(self.role(r) for r in sorted(failed_peers)))
+            sys.stderr.flush()
+            MPI.COMM_WORLD.Abort(1)
 
     def register(self):
         """Say goodbye at normal interpreter exit (atexit handlers run before mpi4py finalizes
