@@ -3,10 +3,11 @@
 numpy and cupy release the GIL inside their kernels, so executors of different contexts overlap.
 One device, or ``MXMOD_EXEC_THREADS=0``, runs inline. Each call runs with its GPU (if any) as
 cupy's current device. Exceptions are re-raised in the caller."""
-import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+
+from ..context import device_scope
 
 __all__ = ['run_per_device']
 
@@ -27,20 +28,13 @@ def _pool(size):
         return pool
 
 
-def _device_scope(ctx):
-    """cupy's current-device scope for a GPU context; nothing for CPU contexts."""
-    if ctx is None or ctx.device_type != 'gpu':
-        return contextlib.nullcontext()
-    return ctx.xp.cuda.Device(ctx.device_id)
-
-
 def run_per_device(func, items, contexts=None):
     """Call ``func(i, item)`` for every item (one per device, on ``contexts[i]`` when given) and
     return the results in order."""
     contexts = contexts or [None] * len(items)
 
     def call(i):
-        with _device_scope(contexts[i]):
+        with device_scope(contexts[i]):
             return func(i, items[i])
     nested = threading.current_thread().name.startswith('mxmod-exec')
     if len(items) <= 1 or nested or not _enabled():
