@@ -169,7 +169,7 @@ class Executor(object):
             if tuple(value.shape) != out.shape:
                 raise MXNetError('output %s has shape %s, the executor was bound for %s'
                                  % (out, tuple(value.shape), out.shape))
-            with device_scope(out.context):
+            with self._scope(out.context):
                 out._data[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
@@ -193,16 +193,16 @@ class Executor(object):
             out = [_on(v, ctx) for v in out]
         return out
 
-    def _run_step(self, step, octx, aux_override=None):
-        if not self._single_ctx:  # group2ctx: each step on its own device
-            with device_scope(octx.ctx):
-                return self._step_here(step, octx, aux_override)
-        return self._step_here(step, octx, aux_override)
+    def _scope(self, ctx):
+        """group2ctx: work for ``ctx`` runs on its own GPU (one context: forward/backward already
+        run in the executor's scope)."""
+        return device_scope(None if self._single_ctx else ctx)
 
-    def _step_here(self, step, octx, aux_override):
+    def _run_step(self, step, octx, aux_override=None):
         ins = self._gather(step.inputs, octx.ctx)
         aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
-        outs = step.op.forward(octx, ins, aux)
+        with self._scope(octx.ctx):
+            outs = step.op.forward(octx, ins, aux)
         for s, o in zip(step.outputs, outs):
             self._vals[s] = o
         if self._monitor is not None:
@@ -269,13 +269,11 @@ class Executor(object):
         return grads
 
     def _backward_step(self, step, grads):
-        if not self._single_ctx:
-            with device_scope(self._octx[step.index].ctx):
-                return self._backward_here(step, grads)
-        return self._backward_here(step, grads)
-
-    def _backward_here(self, step, grads):
         octx = self._octx[step.index]
+        with self._scope(octx.ctx):
+            self._backward_in_scope(step, octx, grads)
+
+    def _backward_in_scope(self, step, octx, grads):
         op = step.op
         ogs = [grads.pop(s, None) for s in step.outputs]
         if not self._single_ctx:
@@ -305,25 +303,18 @@ class Executor(object):
 
     def _write_grads(self, grads, targets):
         """Write the finished gradients of ``targets`` ((slot, req, array) triples) and drop them."""
-        if self._single_ctx:
-            return self._write_grads_here(grads, targets)
-        for target in targets:
-            with device_scope(target[2].context):
-                self._write_grads_here(grads, [target])
-        return None
-
-    def _write_grads_here(self, grads, targets):
         for slot, req, garr in targets:
             g = grads.pop(slot, None)
             if g is garr._data:
                 continue                # the operator wrote it in place (grad_out)
-            if req == 'add':
-                if g is not None:
-                    garr._data += _on(g, garr.context).reshape(garr.shape)
-            elif g is None:
-                garr._data[...] = 0
-            else:
-                garr._data[...] = _on(g, garr.context).reshape(garr.shape)
+            with self._scope(garr.context):
+                if req == 'add':
+                    if g is not None:
+                        garr._data += _on(g, garr.context).reshape(garr.shape)
+                elif g is None:
+                    garr._data[...] = 0
+                else:
+                    garr._data[...] = _on(g, garr.context).reshape(garr.shape)
 
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
