@@ -16,7 +16,9 @@ _LAYERS = [('random', None), ('name', None), ('attribute', None), ('symbol', 'sy
            ('optimizer', None), ('lr_scheduler', None), ('kvstore', 'kv'), ('callback', None),
            ('monitor', 'mon'), ('model', None), ('module', 'mod'), ('rnn', None),
            ('operator', None), ('test_utils', None), ('profiler', None), ('engine', None),
-           ('recordio', None), ('visualization', 'viz'), ('util', None), ('context', None)]
+           ('recordio', None), ('visualization', 'viz'), ('util', None), ('context', None),
+           ('image', 'img'), ('runtime', None), ('autograd', None), ('contrib', None),
+           ('onnx', None)]
 for _name, _alias in _LAYERS:
     try:
         _mod = _importlib.import_module('.' + _name, __name__)

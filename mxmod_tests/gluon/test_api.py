@@ -19,7 +19,10 @@ def test_out_of_scope_imports_and_layers():
         from mxmod.gluon import nn  # noqa: F401  pylint: disable=unused-import
     with pytest.raises(MXNetError, match=r'mx\.gluon\.rnn\.LSTM is not available'):
         mx.gluon.rnn.LSTM(10)
-    with pytest.raises(MXNetError, match=r'mx\.contrib\.foo is not available.*mxmod\.contrib'):
+    with pytest.raises(MXNetError, match=r'mx\.npx\.foo is not available.*mxmod\.npx'):
+        mx.npx.foo  # pylint: disable=pointless-statement
+    assert mx.contrib.nd.SparseEmbedding is not None
+    with pytest.raises(AttributeError, match="no attribute 'foo'"):
         mx.contrib.foo  # pylint: disable=pointless-statement
     assert not hasattr(mx.gluon, '__wrapped__')
     assert mx.gluon.rnn.LSTMCell is mx.gluon.rnn.rnn_cell.LSTMCell
