@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from ..base import MXNetError
+from ..profiler.hooks import traced
 
 __all__ = ['PeerWatch', 'WatchedComm', 'TAG_GOODBYE', 'TAG_HELLO']
 
@@ -261,6 +262,7 @@ class WatchedComm(object):
         self.watch.wait(request.Test, self._blame)
         self.watch.done(self.channel)
 
+    @traced('KVStore', 'MPI_Allreduce')
     def Allreduce(self, sendbuf, recvbuf, op):  # pylint: disable=invalid-name
         """``MPI_Allreduce`` (``sendbuf`` may be ``MPI.IN_PLACE``)."""
         if self.armed:
@@ -268,6 +270,7 @@ class WatchedComm(object):
         else:
             self.comm.Allreduce(sendbuf, recvbuf, op=op)
 
+    @traced('KVStore', 'MPI_Allgather')
     def Allgather(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
         """``MPI_Allgather`` of equal-sized buffers."""
         if self.armed:
@@ -275,6 +278,7 @@ class WatchedComm(object):
         else:
             self.comm.Allgather(sendbuf, recvbuf)
 
+    @traced('KVStore', 'MPI_Barrier')
     def Barrier(self):  # pylint: disable=invalid-name
         """``MPI_Barrier``."""
         if self.armed:
@@ -282,6 +286,7 @@ class WatchedComm(object):
         else:
             self.comm.Barrier()
 
+    @traced('KVStore', 'MPI_Bcast')
     def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
         """``MPI_Bcast`` from ``root`` (its completion at the root proves nothing about the
         others, so a watched barrier goes first when it opens a call)."""
@@ -289,6 +294,7 @@ class WatchedComm(object):
             self.Barrier()
         self.comm.Bcast(buf, root=root)
 
+    @traced('KVStore', 'MPI_Allgather (objects)')
     def allgather(self, obj):
         """Pickled allgather (a watched barrier first when it opens a call)."""
         if self.armed:
