@@ -9,6 +9,8 @@ from ..base import MXNetError
 from ..context import device_scope, xp_of
 from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
 from ..ops.base import OpContext
+from ..profiler.hooks import run_op, track_bound_arrays
+from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes
 from .monitoring import report_forward, report_backward, report_variables
 
@@ -156,9 +158,11 @@ class Executor(object):
         vals = self._vals
         for octx in self._octx:
             octx.is_train = is_train
-        if self._single_ctx and self._monitor is None:
+        if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_forward(self, frees)
         else:
+            if PROFILER.memory:
+                track_bound_arrays(self)
             if self._monitor is not None and self._monitor_all:
                 report_variables(self)
             for step, octx, free in zip(self._plan.steps, self._octx, frees):
@@ -203,7 +207,11 @@ class Executor(object):
         ins = self._gather(step.inputs, octx.ctx)
         aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
         with self._scope(octx.ctx):
-            outs = step.op.forward(octx, ins, aux)
+            if PROFILER.symbolic:
+                outs = run_op(step.op.op_name, octx.ctx, step.op.forward, octx, ins, aux,
+                              node=step.name)
+            else:
+                outs = step.op.forward(octx, ins, aux)
         for s, o in zip(step.outputs, outs):
             self._vals[s] = o
         if self._monitor is not None:
@@ -229,7 +237,7 @@ class Executor(object):
         if not self._backward_steps:
             return
         grads = self._head_grads(out_grads)
-        if self._fast_backward and self._monitor is None:
+        if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_backward(self, grads)
             self._write_grads(grads, self._grads_untouched)
             if self._grad_hook is not None:
@@ -297,6 +305,9 @@ class Executor(object):
             in_grads = op.backward(octx, ogs, ins, outs, aux)
             octx.need_grad = need
             report_backward(self, step, list(ogs) + list(ins) + list(outs), in_grads)
+        elif PROFILER.symbolic:
+            in_grads = run_op('_backward_' + op.op_name, octx.ctx, op.backward, octx, ogs, ins,
+                              outs, aux, node=step.name)
         else:
             in_grads = op.backward(octx, ogs, ins, outs, aux)
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):

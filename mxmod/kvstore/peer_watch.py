@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from ..base import MXNetError
+from ..profiler.hooks import traced
 from .net_emulation import charge_collective, now, payload_bytes, pickled_bytes
 
 __all__ = ['PeerWatch', 'WatchedComm', 'TAG_GOODBYE', 'TAG_HELLO']
@@ -262,6 +263,7 @@ class WatchedComm(object):
         self.watch.wait(request.Test, self._blame)
         self.watch.done(self.channel)
 
+    @traced('KVStore', 'MPI_Allreduce')
     def Allreduce(self, sendbuf, recvbuf, op):  # pylint: disable=invalid-name
         """``MPI_Allreduce`` (``sendbuf`` may be ``MPI.IN_PLACE``)."""
         started = now()
@@ -271,6 +273,7 @@ class WatchedComm(object):
             self.comm.Allreduce(sendbuf, recvbuf, op=op)
         charge_collective('allreduce', payload_bytes(recvbuf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Allgather')
     def Allgather(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
         """``MPI_Allgather`` of equal-sized buffers."""
         started = now()
@@ -280,6 +283,7 @@ class WatchedComm(object):
             self.comm.Allgather(sendbuf, recvbuf)
         charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Barrier')
     def Barrier(self):  # pylint: disable=invalid-name
         """``MPI_Barrier``."""
         started = now()
@@ -289,6 +293,7 @@ class WatchedComm(object):
             self.comm.Barrier()
         charge_collective('barrier', 0, self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Bcast')
     def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
         """``MPI_Bcast`` from ``root`` (its completion at the root proves nothing about the
         others, so a watched barrier goes first when it opens a call)."""
@@ -298,6 +303,7 @@ class WatchedComm(object):
         self.comm.Bcast(buf, root=root)
         charge_collective('bcast', payload_bytes(buf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Allgather (objects)')
     def allgather(self, obj):
         """Pickled allgather (a watched barrier first when it opens a call)."""
         if self.armed:
