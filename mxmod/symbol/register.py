@@ -36,7 +36,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     """
     if not isinstance(name, string_types):
         raise TypeError('Expect a string for variable `name`, got %s' % type(name).__name__)
-    attrs = AttrScope.current().get(attr)
+    attrs = AttrScope.current.get(attr)
     attrs = normalize_attrs(attrs)
     if shape is not None:
         attrs['__shape__'] = str(shape) if isinstance(shape, int) else attr_str(tuple(shape))
@@ -89,10 +89,10 @@ def create(op_name, hint, args, kwargs):
         params.update((n, attr_str(v)) for n, v in zip(free, rest))
     if 'num_args' in cls.params and 'num_args' not in params:
         params['num_args'] = str(len(pos) + len(inputs))
-    attrs = normalize_attrs(AttrScope.current().get(user_attr))
+    attrs = normalize_attrs(AttrScope.current.get(user_attr))
     attrs.update(params)
     op = make_op(op_name, attrs)
-    name = NameManager.current().get(name, hint)
+    name = NameManager.current.get(name, hint)
     return _wire(op, name, attrs, pos, inputs)
 
 
