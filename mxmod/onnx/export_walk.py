@@ -97,7 +97,10 @@ class _Inference(object):
                 if shape is None:
                     continue
                 alt = None if other is None else other.get(key)
-                self.dynamic[key] = tuple(alt is None or a != b for a, b in zip(shape, alt))
+                if alt is None:   # unknown: every dimension is taken as dynamic
+                    self.dynamic[key] = tuple(True for _ in shape)
+                else:
+                    self.dynamic[key] = tuple(a != b for a, b in zip(shape, alt))
 
     def entry(self, node, index):
         """(shape, dtype, dynamic mask) of output ``index`` of ``node``."""

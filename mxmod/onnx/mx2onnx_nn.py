@@ -129,14 +129,32 @@ def _global_pool(g, node, x, out):
         return g.add('GlobalMaxPool', [x], outputs=[out], name=node.name)
     if kind == 'avg':
         return g.add('GlobalAveragePool', [x], outputs=[out], name=node.name)
+    axes = list(range(2, ndim))
     if kind == 'lp':
-        return g.add('GlobalLpPool', [x], outputs=[out], name=node.name, p=node.p.p_value or 2)
-    return g.reduce('ReduceSum', x, list(range(2, ndim)), True, name=out)
+        return _lp_root(g, node, g.reduce('ReduceSum', _lp_power(g, node, x), axes, True), out)
+    return g.reduce('ReduceSum', x, axes, True, name=out)
+
+
+def _lp_power(g, node, x):
+    power = node.p.p_value or 1
+    if power == 1:
+        return x
+    return g.add('Pow', [x, g.scalar(power, node.in_dtypes[0])], name=node.name + '_pow')
+
+
+def _lp_root(g, node, summed, out):
+    """The p-th root of summed p-th powers, as mxmod computes lp pooling."""
+    power = node.p.p_value or 1
+    if power == 1:
+        return g.add('Identity', [summed], outputs=[out], name=node.name)
+    root = g.scalar(1.0 / power, node.in_dtypes[0])
+    return g.add('Pow', [summed, root], outputs=[out], name=node.name)
 
 
 @exports('Pooling')
 def pooling(g, node):
-    """MaxPool, AveragePool, LpPool or their global forms; sum pooling as a convolution."""
+    """MaxPool, AveragePool or their global forms; sum (and lp: of p-th powers) pooling as a
+    depthwise convolution with a kernel of ones."""
     ndim = len(node.in_shapes[0])
     layout = node.p.layout
     x = _to_cf(g, node.inputs[0], ndim, layout)
@@ -158,8 +176,9 @@ def pooling(g, node):
         y = g.add('MaxPool', [x], outputs=[final], name=node.name, kernel_shape=kernel,
                   strides=stride, pads=pad + end)
     elif kind == 'lp':
-        y = g.add('LpPool', [x], outputs=[final], name=node.name, kernel_shape=kernel,
-                  strides=stride, pads=pad + end, p=node.p.p_value or 2)
+        summed = _sum_pool(g, node, _lp_power(g, node, x), cf_in[1], geometry,
+                           g.fresh(node.name + '_sum'))
+        y = _lp_root(g, node, summed, final)
     else:
         y = _avg_pool(g, node, x, geometry, final)
     return [_from_cf(g, y, ndim, layout, node.out())]
@@ -305,7 +324,10 @@ def leaky_relu(g, node):
         return [g.add('LeakyRelu', [x], outputs=[out], name=node.name, alpha=node.p.slope)]
     if kind == 'rrelu':
         slope = (node.p.lower_bound + node.p.upper_bound) / 2.0
-        return [g.add('LeakyRelu', [x], outputs=[out], name=node.name, alpha=slope)]
+        value = g.onnx.numpy_helper.from_array(np.array([slope], dtype=node.in_dtypes[0]))
+        mask = g.add('ConstantOfShape', [g.shape_of(x)], outputs=[node.out(1)],
+                     name=node.name + '_mask', value=value)
+        return [g.add('LeakyRelu', [x], outputs=[out], name=node.name, alpha=slope), mask]
     if kind == 'elu':
         return [g.add('Elu', [x], outputs=[out], name=node.name, alpha=node.p.slope)]
     if kind == 'selu':

@@ -41,10 +41,9 @@ def softmax(g, node):
 
 @exports('SoftmaxActivation')
 def softmax_activation(g, node):
-    """Softmax over the instance (all non-batch axes) or the channel axis."""
-    if node.p.mode == 'channel':
-        return [g.add('Softmax', [node.inputs[0]], outputs=[node.out()], name=node.name, axis=1)]
-    return [_softmax_over_rest(g, node, node.inputs[0])]
+    """Softmax over the last axis (instance) or the channel axis."""
+    axis = 1 if node.p.mode == 'channel' else -1
+    return [g.add('Softmax', [node.inputs[0]], outputs=[node.out()], name=node.name, axis=axis)]
 
 
 @exports('SoftmaxOutput')
