@@ -39,6 +39,7 @@ class Executor(object):
         self._blocks = buffers.install(self)
         self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
+        self._grad_hook = None
 
     # ---- set-up -------------------------------------------------------------
     def _step_ctx(self, step):
@@ -239,6 +240,8 @@ class Executor(object):
         if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_backward(self, grads)
             self._write_grads(grads, self._grads_untouched)
+            if self._grad_hook is not None:
+                self._grad_hook(None)
             return
         vals = self._vals
         kept = self._kept
@@ -250,6 +253,8 @@ class Executor(object):
             if finished:
                 self._write_grads(grads, finished)
         self._write_grads(grads, self._grads_untouched)
+        if self._grad_hook is not None:
+            self._grad_hook(None)
 
     def _head_grads(self, out_grads):
         if out_grads is None:
@@ -326,6 +331,26 @@ class Executor(object):
                     garr._data[...] = 0
                 else:
                     garr._data[...] = _on(g, garr.context).reshape(garr.shape)
+        if self._grad_hook is not None and targets:
+            self._grad_hook([self._slot_names[t[0]] for t in targets])
+
+    def set_grad_ready_hook(self, hook):
+        """Call ``hook(names)`` during backward each time argument gradients are final (written
+        for the last time in this pass), and ``hook(None)`` when backward ends; None removes it."""
+        self._slot_names = dict(zip(self._plan.arg_slots, self._plan.arg_names))
+        self._grad_hook = hook
+
+    def gradient_release_order(self):
+        """The order in which backward finishes the argument gradients.
+
+        Returns
+        -------
+        (list of str, set of str)
+            Argument names in the order their gradients become final, and the names whose
+            arrays a later backward step (or a recomputation under mirroring) still reads, so
+            that they may be overwritten only once backward has ended.
+        """
+        return gradient_writes.release_order(self)
 
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):

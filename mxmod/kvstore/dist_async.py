@@ -13,7 +13,7 @@ from ..base import MXNetError, write_file_atomic
 from ..ndarray.ndarray import NDArray, from_xp
 from ..context import cpu
 from ..profiler.hooks import traced
-from . import mpi_comm
+from . import mpi_comm, net_emulation
 from .base import check_new_keys
 from .compression import create_compression
 from .dist import DistKVStore
@@ -55,7 +55,7 @@ class DistAsyncKVStore(DistKVStore):
                              "MPI ranks)" % mpi_comm.ENV_SERVERS)
         self._coll = self._world.worker_channel(name)
         self._comm = self._coll.comm
-        self._peer = self._world.comm
+        self._peer = net_emulation.wrap(self._world.comm)
         self._watch = self._world.watch
         self._meta = {}
         self._has_updater = False
