@@ -159,11 +159,11 @@ class ImageRecordIter(DataIter):
         self._threads = max(1, int(kwargs.get('preprocess_threads', 4)))
         self._prefetch = max(1, int(kwargs.get('prefetch_buffer', 4)))
         self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix='ImageRecordIter')
+        self._ctx = Context('cpu', 0)
+        self._image_counter = 0
         self.norm = Normalizer(kwargs, self.dtype, data_shape)
         if self.norm.needs_mean_image:
             self.norm.set_mean_image(self._compute_mean())
-        self._ctx = Context('cpu', 0)
-        self._image_counter = 0
         label_shape = (self.batch_size,) if self.label_width == 1 else \
             (self.batch_size, self.label_width)
         self.provide_data = [DataDesc(kwargs.get('data_name', 'data'),
