@@ -15,7 +15,7 @@ from ..recordio import RECORD_MAGIC, _MAGIC_BYTES
 __all__ = ['RecordSource']
 
 
-def _scan(uri, handle, begin, end):
+def _scan(uri, handle, begin, end, size):
     """Offsets and byte spans of the records starting in [begin, end) (begin at a record)."""
     offsets, spans = [], []
     pos = begin
@@ -35,6 +35,9 @@ def _scan(uri, handle, begin, end):
         if start is None:
             start = pos
         pos += 8 + (((lrec & ((1 << 29) - 1)) + 3) & ~3)
+        if pos > size:
+            raise MXNetError('Invalid RecordIO file %s: the record at byte %d is truncated (it '
+                             'needs %d bytes, the file ends at %d)' % (uri, start, pos, size))
         if cflag in (0, 3):
             offsets.append(start)
             spans.append(pos - start)
@@ -105,7 +108,7 @@ class RecordSource(object):
             begin = _record_begin(self.handle, begin, self.size)
         if end < self.size:
             end = _record_begin(self.handle, end, self.size)
-        return _scan(self.uri, self.handle, begin, end)
+        return _scan(self.uri, self.handle, begin, end, self.size)
 
     def _indexed_part(self, idx_path, part_index, num_parts):
         offsets = _read_index(idx_path, self.uri)
