@@ -93,10 +93,14 @@ class RecordSource(object):
         except OSError as err:
             raise MXNetError('cannot open record file %s: %s' % (uri, err.strerror)) from None
         self.size = os.fstat(self.handle).st_size
-        if idx_path:
-            self.offsets, self.spans = self._indexed_part(idx_path, part_index, num_parts)
-        else:
-            self.offsets, self.spans = self._byte_part(part_index, num_parts)
+        try:
+            if idx_path:
+                self.offsets, self.spans = self._indexed_part(idx_path, part_index, num_parts)
+            else:
+                self.offsets, self.spans = self._byte_part(part_index, num_parts)
+        except BaseException:
+            self.close()
+            raise
 
     def _byte_part(self, part_index, num_parts):
         step = (self.size + num_parts - 1) // num_parts
@@ -149,7 +153,7 @@ class RecordSource(object):
 
     def close(self):
         """Close the file."""
-        if self.handle is not None:
+        if getattr(self, 'handle', None) is not None:
             os.close(self.handle)
             self.handle = None
 
