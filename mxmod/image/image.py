@@ -109,8 +109,8 @@ def scale_down(src_size, size):
 
 def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out=None):
     # pylint: disable=redefined-builtin,invalid-name
-    """Pad an HWC image's border with OpenCV (type 0 constant, 1 reflect, 2 reflect-101,
-    3 replicate, 4 wrap); ``values`` (or ``value``) fill a constant border."""
+    """Pad an HWC image's border with OpenCV's border ``type`` (0 constant, 1 replicate,
+    2 reflect, 3 wrap, 4 reflect-101); ``values`` (or ``value``) fill a constant border."""
     cv2 = require_cv2()
     img = np.ascontiguousarray(_host(src))
     fill = tuple(values) if len(values) else (value,) * 4
