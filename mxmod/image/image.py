@@ -159,6 +159,14 @@ def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
     return out
 
 
+def _crop_placed(src, size, interp, place):
+    """Crop ``size`` (scaled down to fit) at ``place(free_w, free_h)`` -> (x0, y0)."""
+    h, w, _ = src.shape
+    new_w, new_h = scale_down((w, h), size)
+    x0, y0 = place(w - new_w, h - new_h)
+    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+
+
 def random_crop(src, size, interp=2):
     """Crop ``size`` (w, h) at a random place (upscaled when the image is smaller).
 
@@ -166,11 +174,8 @@ def random_crop(src, size, interp=2):
     -------
     NDArray, (x0, y0, w, h)
     """
-    h, w, _ = src.shape
-    new_w, new_h = scale_down((w, h), size)
-    x0 = random.randint(0, w - new_w)
-    y0 = random.randint(0, h - new_h)
-    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    return _crop_placed(src, size, interp,
+                        lambda fw, fh: (random.randint(0, fw), random.randint(0, fh)))
 
 
 def center_crop(src, size, interp=2):
@@ -180,11 +185,7 @@ def center_crop(src, size, interp=2):
     -------
     NDArray, (x0, y0, w, h)
     """
-    h, w, _ = src.shape
-    new_w, new_h = scale_down((w, h), size)
-    x0 = int((w - new_w) / 2)
-    y0 = int((h - new_h) / 2)
-    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    return _crop_placed(src, size, interp, lambda fw, fh: (int(fw / 2), int(fh / 2)))
 
 
 def color_normalize(src, mean, std=None):

@@ -14,7 +14,8 @@ import numpy as np
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray.ndarray import from_xp
-from .base import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc
+from .current_batch import CurrentBatchIter
 from .image_record_aug import AugmentParam
 from .image_record_work import Normalizer, LabelSource, process_image
 from .record_source import RecordSource
@@ -69,7 +70,7 @@ class _Plan(object):
             yield take, pad
 
 
-class ImageRecordIter(DataIter):
+class ImageRecordIter(CurrentBatchIter):
     """Iterate over a RecordIO file of images (made by im2rec) in augmented batches.
 
     Keyword-only, MXNet's parameter names and defaults; unknown keywords are ignored, as in
@@ -260,28 +261,6 @@ class ImageRecordIter(DataIter):
                                   provide_data=self.provide_data,
                                   provide_label=self.provide_label)
         return True
-
-    def next(self):
-        """Return the next DataBatch."""
-        if self.iter_next():
-            return self._current
-        raise StopIteration
-
-    def getdata(self):
-        """Data NDArray of the current batch."""
-        return self._current.data[0]
-
-    def getlabel(self):
-        """Label NDArray of the current batch."""
-        return self._current.label[0]
-
-    def getindex(self):
-        """Index array of the current batch (zeros, as MXNet's)."""
-        return self._current.index
-
-    def getpad(self):
-        """Number of padding images at the end of the current batch."""
-        return self._current.pad
 
     def close(self):
         """Stop the worker threads and close the file."""

@@ -8,7 +8,8 @@ import numpy as np
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray.ndarray import from_xp
-from .base import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc
+from .current_batch import CurrentBatchIter
 
 __all__ = ['MNISTIter']
 
@@ -50,7 +51,7 @@ def read_idx(path, num_parts=1, part_index=0):
     return data[:size].reshape(dims)[start:end]
 
 
-class MNISTIter(DataIter):
+class MNISTIter(CurrentBatchIter):
     """Iterate over MNIST in batches (keyword arguments, unknown ones ignored as in MXNet).
 
     Parameters
@@ -108,33 +109,11 @@ class MNISTIter(DataIter):
             return False
         data = from_xp(self._images[self._loc:end].copy(), self._ctx)
         label = from_xp(self._labels[self._loc:end].copy(), self._ctx)
-        self._current = DataBatch([data], [label], pad=0,
+        self._current = DataBatch([data], [label], pad=0, index=None,
                                   provide_data=self.provide_data,
                                   provide_label=self.provide_label)
         self._loc = end
         return True
-
-    def next(self):
-        """Return the next DataBatch."""
-        if self.iter_next():
-            return self._current
-        raise StopIteration
-
-    def getdata(self):
-        """Data NDArray of the current batch."""
-        return self._current.data[0]
-
-    def getlabel(self):
-        """Label NDArray of the current batch."""
-        return self._current.label[0]
-
-    def getpad(self):
-        """0: MNISTIter drops the last incomplete batch."""
-        return 0
-
-    def getindex(self):
-        """None (MNISTIter does not report indices)."""
-        return None
 
 
 def _true(value):
