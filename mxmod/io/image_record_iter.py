@@ -5,6 +5,7 @@ Decoding and augmentation run in ``preprocess_threads`` worker threads (OpenCV a
 the GIL, so they run in parallel); up to ``prefetch_buffer`` batches are prepared ahead of the
 caller. A worker's error is raised by ``next()``; the threads end with the iterator."""
 import atexit
+import threading
 import weakref
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -28,10 +29,16 @@ _DTYPES = {None: np.float32, 'float32': np.float32, 'float64': np.float64,
 _LIVE = weakref.WeakSet()
 
 
-@atexit.register
 def _shutdown_all():
     for it in list(_LIVE):
         it.close()
+
+
+# run before concurrent.futures' own exit hook, which would first finish every queued image
+try:
+    threading._register_atexit(_shutdown_all)  # pylint: disable=protected-access
+except AttributeError:      # pragma: no cover (Python without the hook)
+    atexit.register(_shutdown_all)
 
 
 class _Plan(object):
@@ -265,8 +272,7 @@ class ImageRecordIter(CurrentBatchIter):
     def close(self):
         """Stop the worker threads and close the file."""
         if self._pool is not None:
-            self._drain()
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         if getattr(self, 'source', None) is not None:
             self.source.close()

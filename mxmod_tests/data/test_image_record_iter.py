@@ -121,3 +121,12 @@ def test_uint8_iter_and_labels_from_list(tmp_path):
     batch = it.next()
     assert batch.data[0].dtype == np.uint8 and batch.label[0].shape == (5, 2)
     np.testing.assert_array_equal(batch.label[0].asnumpy()[:, 0], [0, 10, 20, 30, 40])
+
+
+def test_close_cancels_pending_work():
+    it = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=2,
+                               preprocess_threads=2, prefetch_buffer=4)
+    it.next()
+    pending = [fut for _, _, _, futures in it._pending for fut in futures]
+    it.close()
+    assert pending and all(fut.done() for fut in pending)
