@@ -69,3 +69,4 @@ def _symmetric(array_op, scalar_op, doc):
 
 maximum = _symmetric('_Maximum', '_MaximumScalar', 'Elementwise maximum of symbols/numbers.')
 minimum = _symmetric('_Minimum', '_MinimumScalar', 'Elementwise minimum of symbols/numbers.')
+from .op_functions import power, hypot, eye, histogram, split_v2  # noqa: F401,E402
