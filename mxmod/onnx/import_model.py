@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base import MXNetError, string_types
 from .base import IMPORTERS, numpy_dtype, require_onnx
+from .import_dims import FOLLOWED, DimSources
 
 
 class OnnxNode(object):
@@ -66,7 +67,9 @@ class Importer(object):
         self.params = {}     # parameter name -> numpy array
         self.shapes = _static_shapes(self.onnx, model)
         self.input_shapes = {}
+        self.dims = DimSources()
         self._used_names = set()
+        self._variables = {}
 
     # ---- tensors ------------------------------------------------------------------------------
     def is_const(self, name):
@@ -83,10 +86,13 @@ class Importer(object):
         return value
 
     def symbol(self, name):
-        """The tensor as a Symbol (a known value becomes a parameter variable)."""
+        """The tensor as a Symbol (a known value becomes a parameter variable, one per tensor,
+        named after it)."""
         value = self.values[name]
         if isinstance(value, np.ndarray):
-            return self.parameter(value, name)
+            if name not in self._variables:
+                self._variables[name] = self.parameter(value, name)
+            return self._variables[name]
         return value
 
     def parameter(self, value, hint):
@@ -146,7 +152,6 @@ class Importer(object):
         numpy_helper = self.onnx.numpy_helper
         for init in graph.initializer:
             self.values[init.name] = numpy_helper.to_array(init)
-            self._used_names.add(init.name)
         for info in graph.input:
             if info.name in self.values:
                 continue
@@ -163,9 +168,21 @@ class Importer(object):
         return self._split_params(sym)
 
     def _convert(self, node):
+        if node.op_type == 'Shape':
+            self.values[node.outputs[0]] = self.dims.shape_of(self, node)
+            return
         present = [i for i in node.inputs if i]
         if present and all(self.is_const(i) for i in present) and node.op_type != 'Constant':
+            tracked = [i for i in present if self.dims.tracked(i)]
+            followed = node.op_type in FOLLOWED and (node.op_type != 'Reshape' or
+                                                     self.dims.tracked(present[0]))
+            if not followed and any(self.dims.has_unknown(i) for i in tracked):
+                raise MXNetError('mx.onnx.import_model: %s %r computes with a dimension that is '
+                                 'only known at run time (from %s); give the model static input '
+                                 'shapes' % (node.op_type, node.name, tracked))
             self._fold(node)
+            if followed and tracked:
+                self.dims.follow(self, node, self.values[node.outputs[0]])
             return
         convert = IMPORTERS.get(node.op_type)
         if convert is None:

@@ -21,19 +21,6 @@ def constant(imp, node):
     raise unsupported(node, 'attributes %s' % sorted(node.attrs))
 
 
-@imports('Shape')
-def shape(imp, node):
-    """The static shape as a constant when known, else shape_array."""
-    dims = imp.shape(node.inputs[0])
-    start, end = node.attr('start', 0), node.attr('end')
-    if dims is not None and all(d is not None for d in dims):
-        return np.array(dims[start:end], dtype=np.int64)
-    out = imp.sym.shape_array(imp.symbol(node.inputs[0]))
-    if start or end is not None:
-        out = imp.sym.slice_axis(out, axis=0, begin=start, end=end)
-    return imp.sym.identity(out, name=imp.node_name(node))
-
-
 @imports('Size')
 def size(imp, node):
     """size_array."""
@@ -42,10 +29,22 @@ def size(imp, node):
 
 @imports('Reshape')
 def reshape(imp, node):
-    """Reshape (ONNX's 0 and -1 are MXNet's codes)."""
+    """Reshape (ONNX's 0 and -1 are MXNet's codes); entries taken from the data's own dimension
+    at the same position become 0 (copy), so the batch size stays free."""
     target = [int(d) for d in imp.const(node.inputs[1], node, 'shape')]
     if node.attr('allowzero', 0) and 0 in target:
         raise unsupported(node, 'allowzero=1 with a zero dimension')
+    sources, unknown = imp.dims.entry_sources(node.inputs[1])
+    if sources is not None:
+        unknown = unknown.copy()
+        for k, src in enumerate(sources):
+            if src == (node.inputs[0], k):
+                target[k], unknown[k] = 0, False
+        if unknown.any():
+            if unknown.sum() > 1 or -1 in target:
+                raise unsupported(node, 'a target shape with several dimensions known only at '
+                                        'run time')
+            target[int(np.argmax(unknown))] = -1
     return imp.sym.Reshape(imp.symbol(node.inputs[0]), shape=tuple(target),
                            name=imp.node_name(node))
 
