@@ -4,6 +4,7 @@ import numpy as np
 
 from .base import imports
 from .onnx2mx_nn import unsupported
+from .onnx2mx_tensor import leading_axes
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
@@ -189,8 +190,7 @@ def expand(imp, node):
     target = [int(d) for d in imp.const(node.inputs[1], node, 'shape')]
     rank = imp.rank(node.inputs[0], node)
     x = imp.symbol(node.inputs[0])
-    if rank < len(target):
-        x = imp.sym.Reshape(x, shape=(1,) * (len(target) - rank) + (-2,))
+    x = leading_axes(imp, x, len(target) - rank)
     return imp.sym.broadcast_to(x, shape=tuple(0 if d == 1 else d for d in target),
                                 name=imp.node_name(node))
 

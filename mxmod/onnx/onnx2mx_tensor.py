@@ -8,6 +8,13 @@ from .onnx2mx_nn import unsupported
 INT64_MAX = np.iinfo(np.int64).max
 
 
+def leading_axes(imp, sym, count):
+    """``sym`` with ``count`` new size-1 leading axes."""
+    for _ in range(count):
+        sym = imp.sym.expand_dims(sym, axis=0)
+    return sym
+
+
 def _aligned(imp, node, names):
     """Symbols of ``names`` reshaped (leading size-1 axes) to one rank, for MXNet's broadcasts."""
     ranks = [imp.rank(n, node) for n in names]
@@ -19,9 +26,7 @@ def _aligned(imp, node, names):
             out.append(imp.parameter(value.reshape((1,) * (top - rank) + value.shape), name))
             continue
         sym = imp.symbol(name)
-        if rank < top:
-            sym = imp.sym.Reshape(sym, shape=(1,) * (top - rank) + (-2,))
-        out.append(sym)
+        out.append(leading_axes(imp, sym, top - rank))
     return out
 
 
