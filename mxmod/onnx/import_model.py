@@ -7,7 +7,7 @@ parameters, named after their initializer."""
 import numpy as np
 
 from ..base import MXNetError, string_types
-from .base import IMPORTERS, numpy_dtype, require_onnx
+from .base import IMPORTERS, numpy_dtype, require_onnx, unique_name
 from .import_dims import FOLLOWED, DimSources
 
 
@@ -104,13 +104,7 @@ class Importer(object):
 
     def unique(self, hint):
         """A variable/node name not used yet."""
-        hint = (hint or 'param').replace(':', '_')
-        name, k = hint, 0
-        while name in self._used_names:
-            k += 1
-            name = '%s_%d' % (hint, k)
-        self._used_names.add(name)
-        return name
+        return unique_name((hint or 'param').replace(':', '_'), self._used_names)
 
     def shape(self, name):
         """The static shape of a tensor (None for free dimensions), or None if unknown."""
