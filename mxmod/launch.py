@@ -1,4 +1,5 @@
-"""Start a distributed job: ``python -m mxmod.launch -n 2 [-s 1] python train.py ARGS...``.
+"""Start a distributed job: ``python -m mxmod.launch -n 2 [-s 1] [-H host1:2,host2:2 | --hostfile F]
+python train.py ARGS...``.
 
 Runs ``N`` workers (and ``S`` parameter-server ranks for ``dist_async``) with the ``mpiexec`` that
 sits beside this Python interpreter (the one belonging to the MPI library mpi4py loads). Every
@@ -7,14 +8,25 @@ job instead of leaving the others blocked; a rank killed by a signal makes ``mpi
 others. Each worker checks that it sees the world size that was asked for (a foreign ``mpiexec``
 silently starts N one-process jobs instead), and only rank 0 prints INFO logs and progress bars.
 
+Ranks go to the hosts of ``-H``/``--hostfile`` (started through the MPI library's own launcher,
+ssh by default, after checking that every remote host answers and runs the same mxmod, Python and
+MPI), or, inside a Slurm allocation, where Slurm puts them. Ranks on one host split its cores:
+each gets ``cores // ranks on the host`` BLAS/OpenMP threads unless the user set a thread variable
+(``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``), so the default never
+oversubscribes. The MXNet/mxmod and thread variables of
+the launching shell reach every rank. ``MXMOD_LAUNCH_HOSTS`` / ``MXMOD_LAUNCH_HOSTFILE`` give
+defaults for ``-H`` / ``--hostfile``.
+
 ``mpiexec -n 2 python -m mpi4py train.py`` works too (no server ranks, logs on every rank)."""
 import argparse
+import json
 import logging
 import os
 import re
 import subprocess
 import sys
 
+from . import cluster
 from .base import MXNetError
 
 __all__ = ['main', 'build_command', 'find_mpiexec']
@@ -51,7 +63,7 @@ def _is_python(program):
             or _PYTHON_NAME.match(os.path.basename(program)) is not None)
 
 
-def build_command(num_workers, num_servers, command, mpiexec=None):
+def build_command(num_workers, num_servers, command, mpiexec=None, hosts=None, flavor=None):
     """The ``mpiexec`` command line and environment for a job.
 
     Parameters
@@ -63,6 +75,10 @@ def build_command(num_workers, num_servers, command, mpiexec=None):
         run with this interpreter under ``-m mpi4py``; anything else is run as given.
     mpiexec : str, optional
         Defaults to :func:`find_mpiexec`.
+    hosts : list of (str, int), optional
+        Hosts and slots to place the ranks on (see :mod:`mxmod.cluster`).
+    flavor : str, optional
+        The MPI launcher's flavour ('mpich', 'openmpi'); detected from ``mpiexec`` when needed.
 
     Returns
     -------
@@ -78,12 +94,18 @@ def build_command(num_workers, num_servers, command, mpiexec=None):
         worker = [exe] + options + ['-m', 'mpi4py', '-m', 'mxmod.launch', '--worker'] + program
     else:
         worker = list(command)
-    cmd = [mpiexec or find_mpiexec(), '-n', str(num_workers)] + worker
-    if num_servers:
-        cmd += [':', '-n', str(num_servers), exe, '-m', 'mpi4py', '-m', 'mxmod.kvstore.server']
+    mpiexec = mpiexec or find_mpiexec()
     env = dict(os.environ)
     env['MXMOD_NUM_SERVERS'] = str(num_servers)
     env['MXMOD_WORLD_SIZE'] = str(num_workers + num_servers)
+    placed = []
+    if hosts or os.environ.get('SLURM_JOB_ID'):
+        flavor = flavor or cluster.mpi_flavor(mpiexec)
+        placed = cluster.placement_args(flavor, hosts) + cluster.env_args(flavor, env)
+    cmd = [mpiexec] + placed + ['-n', str(num_workers)] + worker
+    if num_servers:
+        cmd += [':', '-n', str(num_servers), exe, '-m', 'mpi4py', '-m', 'mxmod.launch',
+                '--server']
     return cmd, env
 
 
@@ -96,6 +118,8 @@ def run_worker(program):
     from mpi4py.run import run_command_line  # pylint: disable=import-outside-toplevel
     from .kvstore import mpi_comm  # pylint: disable=import-outside-toplevel
     wld = mpi_comm.world()
+    cluster.check_rank_software(wld.rank)
+    cluster.share_cores()
     os.environ['MXMOD_RANK'] = str(wld.rank)
     if wld.rank != 0:
         logging.disable(logging.INFO)
@@ -109,15 +133,32 @@ def run_worker(program):
     mpi_comm.notify_servers_done()
 
 
+def run_server():
+    """Body of one server rank (``python -m mpi4py -m mxmod.launch --server``)."""
+    from .kvstore import mpi_comm, server  # pylint: disable=import-outside-toplevel
+    cluster.check_rank_software(mpi_comm.world().rank)
+    cluster.share_cores()
+    server.main()
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog='python -m mxmod.launch',
         description='Run a data-parallel mxmod job under MPI (workers, and servers for '
                     'dist_async).')
-    parser.add_argument('-n', '--num-workers', type=int, required=True,
-                        help='number of worker processes')
+    parser.add_argument('-n', '--num-workers', type=int, default=None,
+                        help='number of worker processes (default: the slots of the hosts less '
+                             'the servers, or the tasks of the Slurm allocation)')
     parser.add_argument('-s', '--num-servers', type=int, default=0,
                         help='number of parameter-server processes (for dist_async)')
+    parser.add_argument('-H', '--hosts', default=os.environ.get('MXMOD_LAUNCH_HOSTS') or None,
+                        help='hosts to run on, host1:4,host2:4 (slots default to 1), or a '
+                             'hostfile path as MXNet\'s launch.py took')
+    parser.add_argument('--hostfile', default=os.environ.get('MXMOD_LAUNCH_HOSTFILE') or None,
+                        help='file with one host[:slots] a line')
+    parser.add_argument('--no-check', action='store_true',
+                        help='do not check over ssh that remote hosts answer and run the same '
+                             'mxmod / Python / MPI versions')
     parser.add_argument('--mpiexec', default=None,
                         help='mpiexec to use (default: the one beside this interpreter)')
     parser.add_argument('command', nargs=argparse.REMAINDER,
@@ -131,12 +172,21 @@ def main(argv=None):
     if argv and argv[0] == '--worker':
         run_worker(argv[1:])
         return 0
+    if argv and argv[0] == '--server':
+        run_server()
+        return 0
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        cmd, env = build_command(args.num_workers, args.num_servers, args.command, args.mpiexec)
+        hosts = cluster.resolve_hosts(args.hosts, args.hostfile)
+        workers = _num_workers(args, hosts)
+        cmd, env = build_command(workers, args.num_servers, args.command, args.mpiexec, hosts)
+        if hosts and any(not cluster.is_local_host(h) for h, _ in hosts):
+            if not args.no_check:
+                env[cluster.ENV_VERSIONS] = json.dumps(cluster.preflight(hosts))
     except (ValueError, MXNetError) as err:
         parser.error(str(err))
+    args.num_workers = workers
     try:
         proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
     except OSError as err:
@@ -152,6 +202,22 @@ def main(argv=None):
                          'signal N gives N or 128+N); see the messages above\n'
                          % (args.num_workers, args.num_servers, code))
     return code
+
+
+def _num_workers(args, hosts):
+    """-n, or what the hosts' slots (or the Slurm allocation) leave after the servers."""
+    if args.num_workers is not None:
+        return args.num_workers
+    if hosts:
+        total = cluster.total_slots(hosts)
+    elif os.environ.get('SLURM_NTASKS'):
+        total = int(os.environ['SLURM_NTASKS'])
+    else:
+        raise ValueError('give the number of workers with -n (or hosts with -H / --hostfile, or '
+                         'run inside a Slurm allocation)')
+    if total - args.num_servers < 1:
+        raise ValueError('%d slot(s) leave no worker after %d server(s)' % (total, args.num_servers))
+    return total - args.num_servers
 
 
 if __name__ == '__main__':

@@ -10,6 +10,8 @@ from ..context import device_scope, xp_of
 from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
 from ..ops.base import OpContext
 from .. import threads
+from ..profiler.hooks import run_op, track_bound_arrays
+from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes
 from .monitoring import report_forward, report_backward, report_variables
 
@@ -38,6 +40,7 @@ class Executor(object):
         self._blocks = buffers.install(self)
         self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
+        self._grad_hook = None
 
     # ---- set-up -------------------------------------------------------------
     def _step_ctx(self, step):
@@ -157,9 +160,11 @@ class Executor(object):
         vals = self._vals
         for octx in self._octx:
             octx.is_train = is_train
-        if self._single_ctx and self._monitor is None:
+        if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_forward(self, frees)
         else:
+            if PROFILER.memory:
+                track_bound_arrays(self)
             if self._monitor is not None and self._monitor_all:
                 report_variables(self)
             for step, octx, free in zip(self._plan.steps, self._octx, frees):
@@ -204,7 +209,11 @@ class Executor(object):
         ins = self._gather(step.inputs, octx.ctx)
         aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
         with self._scope(octx.ctx):
-            outs = step.op.forward(octx, ins, aux)
+            if PROFILER.symbolic:
+                outs = run_op(step.op.op_name, octx.ctx, step.op.forward, octx, ins, aux,
+                              node=step.name)
+            else:
+                outs = step.op.forward(octx, ins, aux)
         for s, o in zip(step.outputs, outs):
             self._vals[s] = o
         if self._monitor is not None:
@@ -230,9 +239,11 @@ class Executor(object):
         if not self._backward_steps:
             return
         grads = self._head_grads(out_grads)
-        if self._fast_backward and self._monitor is None:
+        if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_backward(self, grads)
             self._write_grads(grads, self._grads_untouched)
+            if self._grad_hook is not None:
+                self._grad_hook(None)
             return
         vals = self._vals
         kept = self._kept
@@ -244,6 +255,8 @@ class Executor(object):
             if finished:
                 self._write_grads(grads, finished)
         self._write_grads(grads, self._grads_untouched)
+        if self._grad_hook is not None:
+            self._grad_hook(None)
 
     def _head_grads(self, out_grads):
         if out_grads is None:
@@ -294,6 +307,9 @@ class Executor(object):
             in_grads = op.backward(octx, ogs, ins, outs, aux)
             octx.need_grad = need
             report_backward(self, step, list(ogs) + list(ins) + list(outs), in_grads)
+        elif PROFILER.symbolic:
+            in_grads = run_op('_backward_' + op.op_name, octx.ctx, op.backward, octx, ogs, ins,
+                              outs, aux, node=step.name)
         else:
             in_grads = op.backward(octx, ogs, ins, outs, aux)
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
@@ -317,6 +333,26 @@ class Executor(object):
                     garr._data[...] = 0
                 else:
                     garr._data[...] = _on(g, garr.context).reshape(garr.shape)
+        if self._grad_hook is not None and targets:
+            self._grad_hook([self._slot_names[t[0]] for t in targets])
+
+    def set_grad_ready_hook(self, hook):
+        """Call ``hook(names)`` during backward each time argument gradients are final (written
+        for the last time in this pass), and ``hook(None)`` when backward ends; None removes it."""
+        self._slot_names = dict(zip(self._plan.arg_slots, self._plan.arg_names))
+        self._grad_hook = hook
+
+    def gradient_release_order(self):
+        """The order in which backward finishes the argument gradients.
+
+        Returns
+        -------
+        (list of str, set of str)
+            Argument names in the order their gradients become final, and the names whose
+            arrays a later backward step (or a recomputation under mirroring) still reads, so
+            that they may be overwritten only once backward has ended.
+        """
+        return gradient_writes.release_order(self)
 
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):

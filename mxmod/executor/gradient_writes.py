@@ -36,3 +36,25 @@ def _direct(exe, targets, contributions):
         if octx.grad_out is None:
             octx.grad_out = [None] * len(step.inputs)
         octx.grad_out[i] = garr._data
+
+
+def release_order(exe):
+    """Argument names in the order backward finishes their gradients, and the names a later
+    backward step (or a recomputation under mirroring) still reads (see
+    ``Executor.gradient_release_order``)."""
+    names = dict(zip(exe._plan.arg_slots, exe._plan.arg_names))
+    order, final_at = [], {}
+    for k, finished in enumerate(exe._grads_final):
+        for slot, _, _ in finished:
+            order.append(names[slot])
+            final_at[slot] = k
+    order += [names[slot] for slot, _, _ in exe._grads_untouched]
+    late = set()
+    for k, step in enumerate(exe._backward_steps):
+        for slot in exe._plan._backward_reads(step):
+            if slot in final_at and final_at[slot] < k:
+                late.add(names[slot])
+    for step in exe._plan.steps:
+        if step.mirror:
+            late.update(names[s] for s in step.inputs + step.aux if s in names)
+    return order, late

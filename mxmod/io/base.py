@@ -3,6 +3,7 @@ DataIter (the base class every iterator derives from)."""
 from collections import namedtuple
 
 from ..base import mx_real_t
+from ..profiler.hooks import traced
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter']
 
@@ -137,12 +138,19 @@ class DataIter(object):
     def __init__(self, batch_size=0):
         self.batch_size = batch_size
 
+    def __init_subclass__(cls, **kwargs):
+        """Every iterator's batches appear in the profiler's trace as ``<Class>.next``."""
+        super().__init_subclass__(**kwargs)
+        if 'next' in cls.__dict__:
+            cls.next = traced('Data', outermost=True)(cls.__dict__['next'])
+
     def __iter__(self):
         return self
 
     def reset(self):
         """Go back to the beginning of the data."""
 
+    @traced('Data', outermost=True)
     def next(self):
         """Return the next batch.
 

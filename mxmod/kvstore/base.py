@@ -7,6 +7,7 @@ go to the distributed store, names containing ``nccl`` to the NCCL store, and ev
 import importlib
 
 from ..base import MXNetError, string_types, integer_types
+from ..profiler.hooks import traced
 from ..registry import family
 
 __all__ = ['create', 'KVStoreBase', 'normalize_pairs']
@@ -19,6 +20,14 @@ class KVStoreBase(object):
     (one per device). Concrete stores implement the methods below.
     """
     OPTIMIZER = 'optimizer'
+
+    def __init_subclass__(cls, **kwargs):
+        """Every store type's data calls appear in the profiler's trace as ``KVStore.<call>``."""
+        super().__init_subclass__(**kwargs)
+        for call in ('init', 'push', 'pull', 'pushpull', 'broadcast', 'row_sparse_pull', 'barrier'):
+            if call in cls.__dict__:
+                setattr(cls, call, traced('KVStore', 'KVStore.' + call, outermost=True)(
+                    cls.__dict__[call]))
 
     def init(self, key, value):
         """Initialize ``key`` (or a list of keys) with ``value``; must precede push and pull."""

@@ -12,7 +12,8 @@ import numpy as np
 from ..base import MXNetError, write_file_atomic
 from ..ndarray.ndarray import NDArray, from_xp
 from ..context import cpu
-from . import mpi_comm
+from ..profiler.hooks import traced
+from . import mpi_comm, net_emulation
 from .base import check_new_keys
 from .compression import create_compression
 from .dist import DistKVStore
@@ -54,7 +55,7 @@ class DistAsyncKVStore(DistKVStore):
                              "MPI ranks)" % mpi_comm.ENV_SERVERS)
         self._coll = self._world.worker_channel(name)
         self._comm = self._coll.comm
-        self._peer = self._world.comm
+        self._peer = net_emulation.wrap(self._world.comm)
         self._watch = self._world.watch
         self._meta = {}
         self._has_updater = False
@@ -84,10 +85,12 @@ class DistAsyncKVStore(DistKVStore):
             return None
         self._watch.wait(test, blame)
 
+    @traced('KVStore', 'MPI_Waitall (servers)')
     def _wait_requests(self, requests, servers, what):
         Testall = mpi_comm.mpi().Request.Testall  # pylint: disable=invalid-name
         self._wait_servers(lambda: Testall(requests), servers, what)
 
+    @traced('KVStore', 'MPI_Recv (server reply)')
     def _receive(self, server, what):
         """The next pickled reply of ``server``."""
         self._wait_servers(lambda: self._peer.Iprobe(source=server, tag=TAG_REPLY), [server],

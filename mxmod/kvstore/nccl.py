@@ -9,6 +9,7 @@ import numpy as np
 from ..base import MXNetError
 from ..context import cupy_module
 from ..ndarray.ndarray import from_xp
+from ..profiler.hooks import traced
 from .local import KVStore, _dense
 
 __all__ = ['NCCLKVStore', 'nccl_module']
@@ -110,6 +111,7 @@ class NCCLKVStore(KVStore):
             self._bufs[key] = bufs
         return bufs
 
+    @traced('KVStore', 'ncclAllReduce')
     def _allreduce(self, jobs):
         cupy = cupy_module()
         nccl = self._nccl

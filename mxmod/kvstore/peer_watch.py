@@ -26,6 +26,8 @@ import time
 import numpy as np
 
 from ..base import MXNetError
+from ..profiler.hooks import traced
+from .net_emulation import charge_collective, now, payload_bytes, pickled_bytes
 
 __all__ = ['PeerWatch', 'WatchedComm', 'TAG_GOODBYE', 'TAG_HELLO']
 
@@ -261,39 +263,56 @@ class WatchedComm(object):
         self.watch.wait(request.Test, self._blame)
         self.watch.done(self.channel)
 
+    @traced('KVStore', 'MPI_Allreduce')
     def Allreduce(self, sendbuf, recvbuf, op):  # pylint: disable=invalid-name
         """``MPI_Allreduce`` (``sendbuf`` may be ``MPI.IN_PLACE``)."""
+        started = now()
         if self.armed:
             self._watched(self.comm.Iallreduce(sendbuf, recvbuf, op=op))
         else:
             self.comm.Allreduce(sendbuf, recvbuf, op=op)
+        charge_collective('allreduce', payload_bytes(recvbuf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Allgather')
     def Allgather(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
         """``MPI_Allgather`` of equal-sized buffers."""
+        started = now()
         if self.armed:
             self._watched(self.comm.Iallgather(sendbuf, recvbuf))
         else:
             self.comm.Allgather(sendbuf, recvbuf)
+        charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Barrier')
     def Barrier(self):  # pylint: disable=invalid-name
         """``MPI_Barrier``."""
+        started = now()
         if self.armed:
             self._watched(self.comm.Ibarrier())
         else:
             self.comm.Barrier()
+        charge_collective('barrier', 0, self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Bcast')
     def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
         """``MPI_Bcast`` from ``root`` (its completion at the root proves nothing about the
         others, so a watched barrier goes first when it opens a call)."""
         if self.armed:
             self.Barrier()
+        started = now()
         self.comm.Bcast(buf, root=root)
+        charge_collective('bcast', payload_bytes(buf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Allgather (objects)')
     def allgather(self, obj):
         """Pickled allgather (a watched barrier first when it opens a call)."""
         if self.armed:
             self.Barrier()
-        return self.comm.allgather(obj)
+        started = now()
+        everyone = self.comm.allgather(obj)
+        if started is not None:
+            charge_collective('allgather', pickled_bytes(obj), self.comm.Get_size(), started)
+        return everyone
 
     def barrier(self, what='barrier'):
         """A whole store call that is one watched barrier."""

@@ -11,7 +11,7 @@ import numpy as np
 from ..base import MXNetError
 from ..context import cpu
 from ..ndarray.ndarray import from_xp
-from . import mpi_comm
+from . import mpi_comm, net_emulation
 from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
 from .twobit_wire import packed_size, unpack_add
 
@@ -40,7 +40,7 @@ class ParameterServer(object):
             raise MXNetError('MPI rank %d is a worker rank, not a server: set %s to the number of '
                              'server ranks at the end of the MPI world'
                              % (self.world.rank, mpi_comm.ENV_SERVERS))
-        self.comm = self.world.comm
+        self.comm = net_emulation.wrap(self.world.comm)
         self.stores = {}
         self.pushes = 0
         self._handlers = {'init': self._init, 'push': self._push, 'pull': self._pull,

@@ -5,6 +5,8 @@ prepare the next batch, monitor.toc_print, batch-end callbacks."""
 import time
 
 from ..base import as_list
+from ..profiler.hooks import span
+from ..profiler.state import PROFILER
 
 __all__ = ['call_callbacks', 'train_epoch', 'end_epoch', 'update_metric_for', 'batch_end_param',
            'with_extra']
@@ -48,6 +50,17 @@ def _next_prepared(module, data_iter, sparse_row_id_fn):
     return batch
 
 
+def _profiled_step(module, eval_metric, data_batch):
+    """One training step with its parts recorded by the profiler."""
+    kind = type(module).__name__
+    with span('Module', kind + '.forward_backward'):
+        module.forward_backward(data_batch)
+    with span('Module', kind + '.update'):
+        module.update()
+    with span('Module', kind + '.update_metric'):
+        update_metric_for(module, eval_metric, data_batch)
+
+
 def train_epoch(module, epoch, train_data, eval_metric, batch_end_callback, monitor,
                 sparse_row_id_fn):
     """Train one pass over ``train_data``; return the metric's global (name, value) pairs."""
@@ -60,9 +73,12 @@ def train_epoch(module, epoch, train_data, eval_metric, batch_end_callback, moni
         data_batch = next_data_batch
         if monitor is not None:
             monitor.tic()
-        module.forward_backward(data_batch)
-        module.update()
-        update_metric_for(module, eval_metric, data_batch)
+        if PROFILER.api:
+            _profiled_step(module, eval_metric, data_batch)
+        else:
+            module.forward_backward(data_batch)
+            module.update()
+            update_metric_for(module, eval_metric, data_batch)
         next_data_batch = _next_prepared(module, data_iter, sparse_row_id_fn)
         if monitor is not None:
             monitor.toc_print()

@@ -70,15 +70,23 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
             kvstore.broadcast(name, arg_params[name], out=param_on_devs)
 
 
-def _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights):
-    """Sum every parameter's device gradients through the store in one list call (so a distributed
-    store can fuse small gradients); the results land in the weights (``into_weights``, the store
-    holds the optimizer) or back in the gradients. Sparse arrays go key by key."""
+def _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights, exchange=None):
+    """Sum every parameter's device gradients through the store; the results land in the weights
+    (``into_weights``, the store holds the optimizer) or back in the gradients. With a Module's
+    ``exchange`` (:class:`~mxmod.module.overlap.GradientExchange`) the dense gradients go in its
+    buckets (already under way when backward overlapped them); otherwise in one list call (so a
+    distributed store can fuse small gradients). Sparse arrays go key by key."""
+    done = set()
+    if exchange is not None:
+        exchange.reduce()
+        done = exchange.names
     names, grads, outs = [], [], []
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:
             continue
         name = param_names[index]
+        if name in done:
+            continue
         target = arg_list if into_weights else grad_list
         if _stype(grad_list[0]) == 'default' and _stype(arg_list[0]) == 'default':
             names.append(name)
@@ -91,20 +99,22 @@ def _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights):
         kvstore.pushpull(names, grads, out=outs if into_weights else None)
 
 
-def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names, exchange=None):
     """Push each parameter's device gradients; the store updates and the weights are pulled."""
-    _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=True)
+    _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=True,
+              exchange=exchange)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
-                   param_names=None):
+                   param_names=None, exchange=None):
     """Sum gradients through ``kvstore`` (when given), then update every device's copy locally.
 
     ``updater`` is called once per device with ``(indices, grads, weights)`` lists, index
     ``param_index * num_device + device_index``.
     """
     if kvstore:
-        _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=False)
+        _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=False,
+                  exchange=exchange)
     per_device = [([], [], []) for _ in range(num_device)]
     for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
         if grad_list[0] is None:

@@ -126,6 +126,7 @@ class Module(OptimizerMixin, BaseModule):
     def _reset_bind(self):
         self.binded = False
         self._exec_group = None
+        self._grad_exchange = None
         self._data_shapes = None
         self._label_shapes = None
 
@@ -167,6 +168,7 @@ class Module(OptimizerMixin, BaseModule):
     def get_params(self):
         """``(arg_params, aux_params)`` on CPU, averaged over devices when they changed."""
         self._require('get_params', binded=False)
+        self._drain_comm()
         if self._params_dirty:
             self._sync_params_from_devices()
         return (self._arg_params, self._aux_params)
@@ -183,6 +185,7 @@ class Module(OptimizerMixin, BaseModule):
                           'init_params call ignored.', stacklevel=2)
             return
         self._require('init_params', params=False)
+        self._drain_comm()
         attrs = self._symbol.attr_dict()
         for own, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
             for name, arr in sorted(own.items()):
@@ -311,6 +314,7 @@ class Module(OptimizerMixin, BaseModule):
         ones. ``data_batch`` may be any object with ``data`` (and ``label``), or a list of
         per-device batches."""
         self._require('forward')
+        self._drain_comm()
         new_shapes = _batch_data_shapes(data_batch)
         if tuple(d.shape for d in self._data_shapes) != new_shapes:
             self.reshape(*self._descs_for(data_batch, new_shapes))
@@ -337,7 +341,15 @@ class Module(OptimizerMixin, BaseModule):
     def backward(self, out_grads=None):
         """Backward computation (``out_grads`` for outputs that are not losses)."""
         self._require('backward')
-        self._exec_group.backward(out_grads=out_grads)
+        exchange = self._exchange_for_backward()
+        if exchange is None:
+            self._exec_group.backward(out_grads=out_grads)
+            return
+        exchange.begin_backward()
+        try:
+            self._exec_group.backward(out_grads=out_grads)
+        finally:
+            exchange.end_backward()
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last forward (merged over devices unless merge_multi_context=False)."""

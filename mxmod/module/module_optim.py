@@ -6,6 +6,7 @@ from .. import optimizer as opt
 from ..base import MXNetError, write_file_atomic
 from .kvstore_helpers import (_create_kvstore, _initialize_kvstore, _update_params,
                               _update_params_on_kvstore)
+from .overlap import GradientExchange
 
 __all__ = ['OptimizerMixin']
 
@@ -28,6 +29,7 @@ class OptimizerMixin(object):
         force_init : bool, default False
         """
         self._require('init_optimizer')
+        self._drain_comm()
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, ignoring...')
             return
@@ -44,6 +46,7 @@ class OptimizerMixin(object):
         self._kvstore = kv
         self._update_on_kvstore = update_on_kvstore
         self._updater = None
+        self._grad_exchange = None
         if kv:
             if self._compression_params:
                 kv.set_gradient_compression(self._compression_params)
@@ -92,6 +95,7 @@ class OptimizerMixin(object):
         self._kvstore = shared_module._kvstore
         self._update_on_kvstore = shared_module._update_on_kvstore
         self._updater = shared_module._updater
+        self._grad_exchange = None
         self.optimizer_initialized = True
 
     def update(self):
@@ -99,17 +103,45 @@ class OptimizerMixin(object):
         self._require('update', optimizer=True)
         self._params_dirty = True
         group = self._exec_group
+        exchange = self._exchange()
         if self._update_on_kvstore:
             _update_params_on_kvstore(group.param_arrays, group.grad_arrays, self._kvstore,
-                                      group.param_names)
+                                      group.param_names, exchange=exchange)
         else:
             _update_params(group.param_arrays, group.grad_arrays, updater=self._updater,
                            num_device=len(self._context), kvstore=self._kvstore,
-                           param_names=group.param_names)
+                           param_names=group.param_names, exchange=exchange)
+
+    def _exchange(self):
+        """The :class:`GradientExchange` of this module's executor group and kvstore (None
+        without a kvstore)."""
+        if not self._kvstore or not self.binded or self._exec_group is None:
+            return None
+        exchange = getattr(self, '_grad_exchange', None)
+        if exchange is None or exchange.group is not self._exec_group:
+            exchange = self._grad_exchange = GradientExchange(
+                self._exec_group, self._kvstore, self._update_on_kvstore,
+                self._exec_group.grad_req)
+        return exchange
+
+    def _exchange_for_backward(self):
+        """The exchange when backward should start the gradient communication, else None."""
+        if not self.optimizer_initialized:
+            return None
+        exchange = self._exchange()
+        return exchange if exchange is not None and exchange.overlap else None
+
+    def _drain_comm(self):
+        """Wait for gradient communication still in flight (raises its error, if any)."""
+        kvstore = getattr(self, '_kvstore', None)
+        channel = getattr(kvstore, '_mxmod_comm_channel', None) if kvstore else None
+        if channel is not None:
+            channel.drain()
 
     def save_optimizer_states(self, fname):
         """Write the optimizer states (from the kvstore or the local updater) to ``fname``."""
         self._require('save_optimizer_states', binded=False, params=False, optimizer=True)
+        self._drain_comm()
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
@@ -118,6 +150,7 @@ class OptimizerMixin(object):
     def load_optimizer_states(self, fname):
         """Read optimizer states written by :meth:`save_optimizer_states`."""
         self._require('load_optimizer_states', binded=False, params=False, optimizer=True)
+        self._drain_comm()
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
@@ -127,6 +160,7 @@ class OptimizerMixin(object):
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Pull the rows of row_sparse parameters the next batch needs (kvstore updates only)."""
         self._require('prepare', params=False)
+        self._drain_comm()
         if sparse_row_id_fn is None:
             return
         if not self._kvstore or not self._update_on_kvstore:

@@ -7,6 +7,8 @@ import operator
 import numpy as np
 
 from ..base import MXNetError, numeric_types
+from ..profiler.hooks import run_op
+from ..profiler.state import PROFILER
 from .ndarray import NDArray, from_xp, on_device, _put
 
 
@@ -29,35 +31,61 @@ def _result(self, value):
     return from_xp(value, self._ctx)
 
 
-def _binary(fn, reflected=False):
+def _apply(fn, lhs, rhs):
+    return fn(lhs, rhs)
+
+
+def _profiled(fn, names, self, other, lhs, rhs):
+    """``fn(lhs, rhs)`` recorded as the MXNet operator it stands for (``names``: the
+    array-array and array-scalar operator names)."""
+    return run_op(names[0] if isinstance(other, NDArray) else names[1], self._ctx, _apply, fn,
+                  lhs, rhs)
+
+
+def _binary(fn, names, reflected=False):
     @on_device
     def method(self, other):
         rhs = _operand(self, other)
-        return _result(self, fn(rhs, self._data) if reflected else fn(self._data, rhs))
+        lhs, rhs = (rhs, self._data) if reflected else (self._data, rhs)
+        if PROFILER.imperative:
+            return _result(self, _profiled(fn, names, self, other, lhs, rhs))
+        return _result(self, fn(lhs, rhs))
     return method
 
 
-def _inplace(fn):
+def _inplace(fn, names):
     @on_device
     def method(self, other):
         rhs = _operand(self, other)
-        self._data[...] = fn(self._data, rhs)
+        if PROFILER.imperative:
+            self._data[...] = _profiled(fn, names, self, other, self._data, rhs)
+        else:
+            self._data[...] = fn(self._data, rhs)
         return self
     return method
 
 
+# method: (function, MXNet's operator names for the profiler: array-array, array-scalar,
+# scalar-array, in-place array-array)
 _OPS = {
-    'add': operator.add, 'sub': operator.sub, 'mul': operator.mul,
-    'truediv': operator.truediv, 'div': operator.truediv, 'mod': operator.mod, 'pow': operator.pow,
+    'add': (operator.add, 'broadcast_add', '_plus_scalar', '_plus_scalar', '_plus'),
+    'sub': (operator.sub, 'broadcast_sub', '_minus_scalar', '_rminus_scalar', '_minus'),
+    'mul': (operator.mul, 'broadcast_mul', '_mul_scalar', '_mul_scalar', '_mul'),
+    'truediv': (operator.truediv, 'broadcast_div', '_div_scalar', '_rdiv_scalar', '_div'),
+    'div': (operator.truediv, 'broadcast_div', '_div_scalar', '_rdiv_scalar', '_div'),
+    'mod': (operator.mod, 'broadcast_mod', '_mod_scalar', '_rmod_scalar', '_mod'),
+    'pow': (operator.pow, 'broadcast_power', '_power_scalar', '_rpower_scalar', '_power'),
 }
-for _name, _fn in _OPS.items():
-    setattr(NDArray, '__%s__' % _name, _binary(_fn))
-    setattr(NDArray, '__r%s__' % _name, _binary(_fn, reflected=True))
-    setattr(NDArray, '__i%s__' % _name, _inplace(_fn))
+for _name, (_fn, _array, _scalar, _rscalar, _inplace_array) in _OPS.items():
+    setattr(NDArray, '__%s__' % _name, _binary(_fn, (_array, _scalar)))
+    setattr(NDArray, '__r%s__' % _name, _binary(_fn, (_array, _rscalar), reflected=True))
+    setattr(NDArray, '__i%s__' % _name, _inplace(_fn, (_inplace_array, _scalar)))
 
-for _name, _fn in {'eq': operator.eq, 'ne': operator.ne, 'gt': operator.gt, 'ge': operator.ge,
-                   'lt': operator.lt, 'le': operator.le}.items():
-    setattr(NDArray, '__%s__' % _name, _binary(_fn))
+for _name, (_fn, _op) in {'eq': (operator.eq, 'equal'), 'ne': (operator.ne, 'not_equal'),
+                          'gt': (operator.gt, 'greater'), 'ge': (operator.ge, 'greater_equal'),
+                          'lt': (operator.lt, 'lesser'),
+                          'le': (operator.le, 'lesser_equal')}.items():
+    setattr(NDArray, '__%s__' % _name, _binary(_fn, ('broadcast_' + _op, '_%s_scalar' % _op)))
 
 
 @on_device

@@ -6,15 +6,25 @@ import numpy as np
 
 from ..base import MXNetError, integer_types, mx_real_t
 from ..context import current_context, device_scope, xp_of
+from ..profiler.hooks import run_op
+from ..profiler.state import PROFILER
 from .ndarray import NDArray, _STYPES, _put, from_xp
 
 def _ctx(ctx):
     return ctx if ctx is not None else current_context()
 
 
+# creation functions recorded by the profiler under MXNet's operator names
+_PROFILED = {'zeros': '_zeros', 'ones': '_ones', 'full': '_full'}
+
+
 def _new(ctx, fn, *args, **kwargs):
     ctx = _ctx(ctx)
     xp = xp_of(ctx)
+    if PROFILER.imperative and fn in _PROFILED:
+        with device_scope(ctx):
+            return from_xp(run_op(_PROFILED[fn], ctx, lambda: getattr(xp, fn)(*args, **kwargs)),
+                           ctx)
     if xp is np:
         return from_xp(getattr(np, fn)(*args, **kwargs), ctx)
     with xp.cuda.Device(ctx.device_id):

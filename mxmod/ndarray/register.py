@@ -2,6 +2,8 @@
 from ..base import MXNetError
 from ..context import Context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
+from ..profiler.hooks import run_op
+from ..profiler.state import PROFILER
 from .ndarray import NDArray, from_xp
 
 _INSTANCE_CACHE = {}
@@ -50,7 +52,10 @@ def invoke(op_name, args, kwargs):
     nargs = len(op.list_arguments())
     data = [a._data for a in arrays]
     with device_scope(ctx):
-        results = op.forward(octx, data[:nargs], data[nargs:])
+        if PROFILER.imperative:
+            results = run_op(op.op_name, ctx, op.forward, octx, data[:nargs], data[nargs:])
+        else:
+            results = op.forward(octx, data[:nargs], data[nargs:])
     results = results[:op.num_visible_outputs()]
     return _deliver(results, out, ctx)
 

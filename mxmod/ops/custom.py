@@ -8,6 +8,7 @@ NDArrays the user assigns into."""
 import numpy as np
 
 from ..base import MXNetError
+from ..profiler.hooks import custom_op
 from .base import Operator, Param, attr_str, merge_shape, register
 
 PROPS = {}
@@ -147,7 +148,7 @@ class Custom(Operator):
         outs = [_wrap(xp.zeros(s, dtype=t or inputs[0].dtype), ctx)
                 for s, t in zip(out_shapes, out_types)]
         wrap = [_wrap(x, ctx) for x in inputs]
-        with ctx:
+        with ctx, custom_op(self.p.op_type, ctx):
             op.forward(is_train=octx.is_train, req=['write'] * len(outs), in_data=wrap,
                        out_data=outs, aux=[_wrap(a, ctx) for a in aux])
         return [o._data for o in outs]
@@ -159,7 +160,7 @@ class Custom(Operator):
         heads = [_wrap(g if g is not None else xp.zeros_like(o), ctx)
                  for g, o in zip(list(out_grads) + [None] * len(outputs), outputs)]
         in_grad = [_wrap(xp.zeros_like(x), ctx) for x in inputs]
-        with ctx:
+        with ctx, custom_op(self.p.op_type, ctx, backward=True):
             op.backward(req=['write' if n else 'null' for n in need], out_grad=heads,
                         in_data=[_wrap(x, ctx) for x in inputs],
                         out_data=[_wrap(o, ctx) for o in outputs], in_grad=in_grad,

@@ -5,6 +5,7 @@ dtype in chunks of ``optimizer.aggregate_num`` (MXNet's aggregated SGD), and sav
 states in MXNet's pickle format (see :mod:`.pickling`)."""
 from ..context import device_scope
 from ..ndarray.ndarray import NDArray
+from ..profiler.hooks import traced
 from .pickling import dumps, loads
 
 __all__ = ['Updater', 'get_updater']
@@ -25,6 +26,7 @@ class Updater(object):
         self.states_synced = {}
         self.aggregate_updates = optimizer.aggregate_num > 0
 
+    @traced('Optimizer', lambda updater: type(updater.optimizer).__name__ + '.update')
     def __call__(self, index, grad, weight):
         """Update ``weight`` in place from ``grad``.
 

@@ -23,7 +23,7 @@ def test_build_command_servers_module_and_other_programs():
     assert cmd[:3] == ['MPX', '-n', '3']
     assert cmd[cmd.index('--worker') + 1:cmd.index(':')] == ['-m', 'pkg.train', 'x']
     assert cmd[cmd.index(':'):] == [':', '-n', '1', sys.executable, '-m', 'mpi4py', '-m',
-                                    'mxmod.kvstore.server']
+                                    'mxmod.launch', '--server']
     assert env['MXMOD_NUM_SERVERS'] == '1' and env['MXMOD_WORLD_SIZE'] == '4'
     cmd, _ = build_command(2, 0, ['hostname'], mpiexec='MPX')
     assert cmd == ['MPX', '-n', '2', 'hostname']

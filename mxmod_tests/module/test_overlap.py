@@ -1,0 +1,171 @@
+"""Gradient communication overlapped with backward: the buckets really start while backward
+runs, parameters are bit-identical to the run without overlap (update_on_kvstore both ways,
+grad_req='add', BucketingModule, sparse gradients, compression, 2 and 4 MPI ranks under an
+emulated network), and errors on the communication thread reach the caller."""
+import os
+
+import numpy as np
+import pytest
+
+import mxmod as mx
+from mxmod.base import MXNetError
+from mxmod.executor.executor import Executor
+from mxmod.module import overlap
+
+from . import overlap_cases
+from ..kvstore.dist_scripts.runner import launch_ok, require_mpi
+
+
+@pytest.fixture(autouse=True)
+def small_buckets(monkeypatch):
+    # many buckets even for these small networks
+    monkeypatch.setenv('MXMOD_KVSTORE_BUCKET_MB', '0.002')
+
+
+def _train(monkeypatch, flag, **kwargs):
+    monkeypatch.setenv(overlap.ENV_OVERLAP, flag)
+    return overlap_cases.train(**kwargs)[0]
+
+
+def _assert_identical(a, b):
+    assert sorted(a) == sorted(b)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+@pytest.mark.parametrize('kwargs,on_kvstore', [
+    (dict(kvstore='local', ndev=2), '1'),
+    (dict(kvstore='local', ndev=2), '0'),
+    (dict(kvstore='device', ndev=3), '1'),
+    (dict(kvstore='device', ndev=2, optimizer='adam'), '0'),
+    (dict(kvstore='local', ndev=2, grad_req='add'), '1'),
+    (dict(kvstore='local', ndev=2, bucketing=True), '1'),
+    (dict(kvstore='local', ndev=2, model='embed'), '1'),
+    (dict(kvstore='local', ndev=2, model='embed'), '0'),
+])
+def test_bit_identical_with_and_without_overlap(monkeypatch, kwargs, on_kvstore):
+    monkeypatch.setenv('MXNET_UPDATE_ON_KVSTORE', on_kvstore)
+    _assert_identical(_train(monkeypatch, '0', **kwargs), _train(monkeypatch, '1', **kwargs))
+
+
+def test_buckets_start_while_backward_runs(monkeypatch):
+    """With overlap, most buckets are queued before the executors' backward has returned; with
+    MXMOD_OVERLAP_COMM=0 none is queued at all (update reduces them)."""
+    state = {'backward': 0, 'during': 0, 'after': 0}
+    real_backward, real_submit = Executor.backward, overlap.CommChannel.submit
+
+    def backward(self, *args, **kwargs):
+        state['backward'] += 1
+        try:
+            return real_backward(self, *args, **kwargs)
+        finally:
+            state['backward'] -= 1
+
+    def submit(self, job, label):
+        state['during' if state['backward'] else 'after'] += 1
+        return real_submit(self, job, label)
+    monkeypatch.setattr(Executor, 'backward', backward)
+    monkeypatch.setattr(overlap.CommChannel, 'submit', submit)
+    monkeypatch.setenv('MXMOD_EXEC_THREADS', '0')
+    _train(monkeypatch, '1', kvstore='local', ndev=2)
+    assert state['during'] >= 3 * 4 and state['during'] > 2 * state['after'], state
+    state.update(during=0, after=0)
+    _train(monkeypatch, '0', kvstore='local', ndev=2)
+    assert state['during'] == 0 and state['after'] == 0, state
+
+
+def test_grad_req_add_and_switch_fall_back_to_update(monkeypatch):
+    monkeypatch.setenv(overlap.ENV_OVERLAP, '1')
+    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (4, 2, 8, 8))], [('softmax_label', (4,))], grad_req='add')
+    mod.init_params()
+    mod.init_optimizer(kvstore='local')
+    assert mod._exchange() is not None and not mod._exchange().overlap
+    assert len(mod._exchange().buckets) > 3
+    monkeypatch.setenv(overlap.ENV_OVERLAP, '0')
+    assert not overlap.overlap_enabled()
+
+
+def test_gradients_keep_local_values_until_update(monkeypatch):
+    """update_on_kvstore=False: after backward each device still holds its own gradient (the
+    sums land in private buffers), as without overlap; update then uses the sums."""
+    monkeypatch.setenv('MXNET_UPDATE_ON_KVSTORE', '0')
+    monkeypatch.setenv(overlap.ENV_OVERLAP, '1')
+    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(kvstore='local', optimizer_params={'learning_rate': 0.0})
+    data, _ = overlap_cases.batches('conv')
+    mod.forward_backward(data[0])
+    mod._drain_comm()
+    grads = [[g.asnumpy() for g in devs] for devs in mod._exec_group.grad_arrays]
+    assert not np.array_equal(grads[0][0], grads[0][1])
+    mod.update()
+    summed = [[g.asnumpy() for g in devs] for devs in mod._exec_group.grad_arrays]
+    for before, after in zip(grads, summed):
+        np.testing.assert_allclose(after[0], before[0] + before[1], rtol=1e-6, atol=1e-7)
+
+
+def test_background_error_reaches_update_with_rank_and_keys(monkeypatch):
+    monkeypatch.setenv(overlap.ENV_OVERLAP, '1')
+    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
+    mod.init_params()
+    mod.init_optimizer(kvstore='local')
+    real = mod._kvstore.pushpull
+
+    def failing(key, value, out=None, priority=0):
+        if 'fc2_weight' in key:
+            raise ValueError('link down')
+        return real(key, value, out=out, priority=priority)
+    monkeypatch.setattr(mod._kvstore, 'pushpull', failing)
+    data, _ = overlap_cases.batches('conv')
+    mod.forward_backward(data[0])
+    with pytest.raises(MXNetError, match=r"kvstore local, worker rank 0: reducing the gradients "
+                                         r"of \[.*'fc2_weight'.*\].*ValueError: link down"):
+        mod.update()
+    # the store works again afterwards (the error was reported once)
+    monkeypatch.setattr(mod._kvstore, 'pushpull', real)
+    mod.forward_backward(data[1])
+    mod.update()
+
+
+def test_error_also_reaches_the_next_forward(monkeypatch):
+    monkeypatch.setenv(overlap.ENV_OVERLAP, '1')
+    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
+    mod.init_params()
+    mod.init_optimizer(kvstore='local')
+    monkeypatch.setattr(mod._kvstore, 'pushpull', lambda *a, **k: 1 / 0)
+    data, _ = overlap_cases.batches('conv')
+    mod.forward_backward(data[0])
+    with pytest.raises(MXNetError, match='ZeroDivisionError'):
+        mod.forward(data[1])
+
+
+def _dist_params(tmp_path, flag, workers, extra, env_more=None):
+    path = str(tmp_path / ('p%s.npz' % flag))
+    env = {overlap.ENV_OVERLAP: flag, 'MXMOD_KVSTORE_BUCKET_MB': '0.002',
+           'MXMOD_NET_EMULATION': 'bandwidth=200Mbit/s,latency=100us'}
+    env.update(env_more or {})
+    launch_ok(os.path.join('..', '..', 'module', 'overlap_cases.py'), extra + [path],
+              workers=workers, env=env, timeout=120)
+    return [dict(np.load(path.replace('.npz', '.rank%d.npz' % r))) for r in range(workers)]
+
+
+@pytest.mark.parametrize('workers,extra,env', [
+    (2, ['dist_sync', '1', 'conv'], {}),
+    (2, ['dist_sync', '1', 'conv'], {'MXNET_UPDATE_ON_KVSTORE': '0'}),
+    (2, ['dist_device_sync', '2', 'conv', '--compress'], {}),
+    (4, ['dist_sync', '1', 'conv'], {}),
+])
+def test_dist_bit_identical_under_emulated_network(tmp_path, workers, extra, env):
+    require_mpi()
+    off = _dist_params(tmp_path, '0', workers, extra, env)
+    on = _dist_params(tmp_path, '1', workers, extra, env)
+    for rank in range(workers):
+        _assert_identical(off[rank], on[rank])
+        # the weights are the same on every worker (BatchNorm's moving statistics are local)
+        for name in on[0]:
+            if not name.startswith('aux:'):
+                np.testing.assert_array_equal(on[0][name], on[rank][name], err_msg=name)
