@@ -165,6 +165,7 @@ def plot_history(records, path, title=''):
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg  # pylint: disable=import-outside-toplevel
         from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+        from matplotlib.ticker import MaxNLocator  # pylint: disable=import-outside-toplevel
     except ImportError as err:
         raise ImportError('plotting the metric history needs matplotlib: %s (%s)'
                           % (_PLOT_EXTRA, err)) from err
@@ -188,6 +189,7 @@ def plot_history(records, path, title=''):
             axes.set_ylabel(name)
             axes.legend(loc='best')
         axes.set_xlabel('epoch')
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_title(name)
         axes.grid(True, alpha=0.3)
     if title:
@@ -203,3 +205,5 @@ def _draw(axes, records, value, label, color):
         positive = [v for v in values if v > 0]
         if label == 'learning rate' and positive and max(positive) > 10 * min(positive):
             axes.set_yscale('log')
+        elif label == 'learning rate' and min(values) == max(values) > 0:
+            axes.set_ylim(0, 2 * values[0])      # a constant rate: a flat line mid-height
