@@ -10,7 +10,10 @@ silently starts N one-process jobs instead), and only rank 0 prints INFO logs an
 
 Ranks go to the hosts of ``-H``/``--hostfile`` (started through the MPI library's own launcher,
 ssh by default, after checking that every remote host answers and runs the same mxmod, Python and
-MPI), or, inside a Slurm allocation, where Slurm puts them. The MXNet/mxmod and thread variables of
+MPI), or, inside a Slurm allocation, where Slurm puts them. Ranks on one host split its cores:
+each gets ``cores // ranks on the host`` BLAS/OpenMP threads unless the user set a thread variable
+(``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``), so the default never
+oversubscribes. The MXNet/mxmod and thread variables of
 the launching shell reach every rank. ``MXMOD_LAUNCH_HOSTS`` / ``MXMOD_LAUNCH_HOSTFILE`` give
 defaults for ``-H`` / ``--hostfile``.
 
@@ -116,6 +119,7 @@ def run_worker(program):
     from .kvstore import mpi_comm  # pylint: disable=import-outside-toplevel
     wld = mpi_comm.world()
     cluster.check_rank_software(wld.rank)
+    cluster.share_cores()
     os.environ['MXMOD_RANK'] = str(wld.rank)
     if wld.rank != 0:
         logging.disable(logging.INFO)
@@ -133,6 +137,7 @@ def run_server():
     """Body of one server rank (``python -m mpi4py -m mxmod.launch --server``)."""
     from .kvstore import mpi_comm, server  # pylint: disable=import-outside-toplevel
     cluster.check_rank_software(mpi_comm.world().rank)
+    cluster.share_cores()
     server.main()
 
 

@@ -22,7 +22,7 @@ import time
 from ..base import MXNetError
 
 __all__ = ['ENV_NET_EMULATION', 'Link', 'parse', 'link', 'charge_collective', 'charge_message',
-           'wrap', 'reset', 'now']
+           'wrap', 'reset', 'now', 'parse_rate', 'parse_time']
 
 ENV_NET_EMULATION = 'MXMOD_NET_EMULATION'
 
@@ -106,6 +106,16 @@ def parse(spec):
         raise MXNetError('%s=%r: the bandwidth must be > 0 and the latency >= 0'
                          % (ENV_NET_EMULATION, spec))
     return Link(bandwidth, latency)
+
+
+def parse_rate(text):
+    """``'10Gbit/s'`` -> bytes per second."""
+    return _quantity(text, _RATE_UNITS, 'bandwidth')
+
+
+def parse_time(text):
+    """``'50us'`` -> seconds."""
+    return _quantity(text, _TIME_UNITS, 'latency')
 
 
 def _quantity(text, units, what):

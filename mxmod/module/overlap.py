@@ -3,7 +3,8 @@
 Backward finishes the parameters' gradients one after another, from the last layer to the first.
 Instead of reducing every gradient in ``update`` once backward has ended, the executors report
 each gradient the moment it is final (on every device of the executor group), and the kvstore
-reduces it, in fusion buckets of about ``MXMOD_KVSTORE_BUCKET_MB`` taken in backward order, on a
+reduces it, in fusion buckets (``MXMOD_KVSTORE_BUCKET_MB``, by default an eighth of the gradients
+between 256 KB and 4 MB) taken in backward order, on a
 communication thread while backward goes on with the layers below (numpy, cupy and mpi4py release
 the GIL). ``update`` then waits only for what is still in flight, and the next ``forward`` or
 ``backward`` waits for it too (with ``update_on_kvstore`` the store writes the new weights).
@@ -24,12 +25,13 @@ from collections import deque
 import numpy as np
 
 from ..base import MXNetError
-from ..kvstore.bucketing import bucket_bytes
+from ..kvstore.bucketing import ENV_BUCKET_MB, bucket_bytes
 
 __all__ = ['ENV_OVERLAP', 'overlap_enabled', 'CommChannel', 'channel_for', 'plan_buckets',
            'GradientExchange']
 
 ENV_OVERLAP = 'MXMOD_OVERLAP_COMM'
+MIN_AUTO_BUCKET = 256 << 10
 
 
 def overlap_enabled():
@@ -116,6 +118,15 @@ def _describe(kvstore):
     return 'kvstore %s, worker rank %d' % (kvstore.type, rank)
 
 
+def exchange_bucket_bytes(total):
+    """Bucket size for a model with ``total`` bytes of dense gradients:
+    ``MXMOD_KVSTORE_BUCKET_MB`` when set, else an eighth of the gradients within [256 KB, 4 MB]
+    (small models still get several buckets to overlap; large ones few calls)."""
+    if os.environ.get(ENV_BUCKET_MB, '').strip():
+        return bucket_bytes()
+    return int(min(max(total // 8, MIN_AUTO_BUCKET), bucket_bytes()))
+
+
 def plan_buckets(order, nbytes, limit):
     """Group names taken in ``order`` into buckets of at most ``limit`` bytes (a name larger than
     that is a bucket of its own).
@@ -177,7 +188,7 @@ class GradientExchange(object):
         order += [n for n in group.param_names if n in index and n not in order]
         nbytes = {n: group.grad_arrays[index[n]][0].size
                   * np.dtype(group.grad_arrays[index[n]][0].dtype).itemsize for n in order}
-        self.buckets = plan_buckets(order, nbytes, bucket_bytes())
+        self.buckets = plan_buckets(order, nbytes, exchange_bucket_bytes(sum(nbytes.values())))
         self._bucket_of = {n: b for b, names in enumerate(self.buckets) for n in names}
         self._late = set(late) & set(order)
         self.overlap = overlap_enabled() and all(grad_req.get(n, 'write') == 'write'

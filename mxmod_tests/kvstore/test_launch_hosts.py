@@ -148,3 +148,28 @@ def test_whole_dist_suite_on_hosts(tmp_path, how):
                            os.path.join(here, 'test_dist.py'), os.path.join(here, 'test_dist_launch.py')],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+def _threads(out):
+    # ranks share stdout: read the records wherever the lines of two ranks meet
+    import re
+    return sorted(int(n) for _, n in re.findall(r'threads (\d+) (\d+)', out))
+
+
+def test_ranks_split_the_cores_unless_the_user_chose():
+    """-n 1 gets every core, -n 2 half each; a thread variable set by the user wins."""
+    require_mpi()
+    pytest.importorskip('threadpoolctl')
+    from mxmod.cluster import THREAD_VARS, available_cores
+    cores = available_cores()
+    clear = {var: '' for var in THREAD_VARS}
+    for workers in (1, 2):
+        code, out, err, _ = run([sys.executable, '-m', 'mxmod.launch', '-n', str(workers),
+                                 'python', script('threads.py')], timeout=60, env=clear)
+        assert code == 0, err
+        assert _threads(out) == [max(1, cores // workers)] * workers
+    code, out, err, _ = run([sys.executable, '-m', 'mxmod.launch', '-n', '2', 'python',
+                             script('threads.py')], timeout=60,
+                            env=dict(clear, OPENBLAS_NUM_THREADS=str(cores)))
+    assert code == 0, err
+    assert _threads(out) == [cores, cores]

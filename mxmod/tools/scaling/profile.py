@@ -1,0 +1,105 @@
+"""Profiling one process's training step for the scaling model: forward, backward and update
+times, and when backward finishes each parameter's gradient (with its size).
+
+A profile is a plain dict (saved as JSON), so it can be taken on one machine and fed to
+:mod:`mxmod.tools.scaling.model` anywhere."""
+import json
+import time
+
+import numpy as np
+
+from ...base import MXNetError
+
+__all__ = ['profile_module', 'save_profile', 'load_profile']
+
+_KEYS = ('forward_s', 'backward_s', 'update_s', 'params')
+
+
+def _median(values):
+    return float(np.median(values)) if values else 0.0
+
+
+def profile_module(mod, data_batch, steps=5, warmup=2, name='model'):
+    """Time ``steps`` training steps of a bound, initialized Module (one context, no kvstore).
+
+    Parameters
+    ----------
+    mod : Module
+        With ``init_optimizer`` done and a single context.
+    data_batch : DataBatch
+    steps, warmup : int
+    name : str
+        Recorded in the profile.
+
+    Returns
+    -------
+    dict
+        ``forward_s``, ``backward_s``, ``update_s`` (medians), ``batch_size`` and ``params``: one
+        ``{'name', 'bytes', 'ready_s', 'sparse'}`` per parameter in the order backward finishes
+        them, ``ready_s`` counted from the start of backward.
+    """
+    if not (mod.binded and mod.params_initialized and mod.optimizer_initialized):
+        raise MXNetError('profile_module: bind the module, init_params and init_optimizer first')
+    group = mod._exec_group
+    if len(group.execs) != 1:
+        raise MXNetError('profile_module: profile on one context (got %d)' % len(group.execs))
+    exe = group.execs[0]
+    order, late = exe.gradient_release_order()
+    sizes = {}
+    sparse = {}
+    for pname, grads in zip(group.param_names, group.grad_arrays):
+        if grads[0] is not None:
+            sizes[pname] = int(grads[0].size) * np.dtype(grads[0].dtype).itemsize
+            sparse[pname] = getattr(grads[0], 'stype', 'default') != 'default'
+    ready, clock = {}, {}
+
+    def hook(names):
+        now = time.perf_counter() - clock['backward']
+        for pname in names or ():
+            ready.setdefault(pname, []).append(now)
+    times = {'forward_s': [], 'backward_s': [], 'update_s': []}
+    exe.set_grad_ready_hook(hook)
+    try:
+        for step in range(warmup + steps):
+            tic = time.perf_counter()
+            mod.forward(data_batch, is_train=True)
+            clock['backward'] = time.perf_counter()
+            mod.backward()
+            tac = time.perf_counter()
+            mod.update()
+            toc = time.perf_counter()
+            if step == warmup - 1:
+                ready.clear()
+            if step >= warmup:
+                times['forward_s'].append(clock['backward'] - tic)
+                times['backward_s'].append(tac - clock['backward'])
+                times['update_s'].append(toc - tac)
+    finally:
+        exe.set_grad_ready_hook(None)
+    result = {k: _median(v) for k, v in times.items()}
+    end = result['backward_s']
+    result['params'] = [{'name': p, 'bytes': sizes[p], 'sparse': sparse[p],
+                         'ready_s': end if p in late else min(_median(ready.get(p, [])), end)}
+                        for p in order if p in sizes]
+    result['batch_size'] = int(group.batch_size)
+    result['name'] = name
+    return result
+
+
+def save_profile(profile, path):
+    """Write a profile as JSON."""
+    with open(path, 'w') as out:
+        json.dump(profile, out, indent=1)
+
+
+def load_profile(path):
+    """Read a profile written by :func:`save_profile`, checking its fields."""
+    try:
+        with open(path) as handle:
+            profile = json.load(handle)
+    except (OSError, ValueError) as err:
+        raise MXNetError('cannot read the scaling profile %r: %s' % (path, err)) from None
+    missing = [k for k in _KEYS if k not in profile]
+    if missing or not isinstance(profile.get('params'), list):
+        raise MXNetError('%r is not a scaling profile: missing %s' % (path, missing or ['params']))
+    return profile
