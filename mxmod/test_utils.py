@@ -44,6 +44,9 @@ from .testing.gradients import _parse_location, _parse_aux_states  # noqa: F401
 from .testing.consistency import *  # noqa: F401,F403
 # ---- random generators ------------------------------------------------------------------------
 from .testing.stats import *  # noqa: F401,F403
+# ---- data sets ------------------------------------------------------------------------------------
+from .dataset_utils import (download, get_mnist, get_mnist_pkl, get_mnist_ubyte,  # noqa: F401
+                            get_cifar10, get_mnist_iterator, get_zip_data, get_bz2_data)
 
 
 def __getattr__(name):
