@@ -1,6 +1,7 @@
 """``mx.nd``: the NDArray, its creation functions, imperative operators, save/load and random."""
 from . import ndarray as _ndarray_mod
 from . import arith  # noqa: F401  (installs the arithmetic operators on NDArray)
+from . import shape_methods, grad_methods  # noqa: F401  (install reshape & co, attach_grad & co)
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, concatenate,  # noqa: F401
                       stack, waitall, from_xp)
 from .register import make_function as _make_function

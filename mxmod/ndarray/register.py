@@ -4,6 +4,7 @@ from ..context import Context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
+from . import tape
 from .ndarray import NDArray, from_xp
 
 _INSTANCE_CACHE = {}
@@ -24,7 +25,9 @@ def invoke(op_name, args, kwargs):
     cls = OPS[op_name]
     out = kwargs.pop('out', None)
     kwargs.pop('name', None)
-    is_train = kwargs.pop('is_train', False)
+    is_train = kwargs.pop('is_train', None)
+    if is_train is None:
+        is_train = tape.is_training()
     ctx_arg = kwargs.pop('ctx') if isinstance(kwargs.get('ctx'), Context) else None
     arrays, extra = _split_positional(cls, args, kwargs)
     params = dict(extra)
@@ -53,13 +56,18 @@ def invoke(op_name, args, kwargs):
         octx.out = [o._data for o in (out if isinstance(out, (list, tuple)) else [out])]
     nargs = len(op.list_arguments())
     data = [a._data for a in arrays]
+    if out is not None:
+        tape.check_writable(out if isinstance(out, (list, tuple)) else [out])
     with device_scope(ctx):
         if PROFILER.imperative:
             results = run_op(op.op_name, ctx, op.forward, octx, data[:nargs], data[nargs:])
         else:
             results = op.forward(octx, data[:nargs], data[nargs:])
-    results = results[:op.num_visible_outputs()]
-    return _deliver(results, out, ctx)
+    delivered = _deliver(results[:op.num_visible_outputs()], out, ctx)
+    if tape.is_recording():
+        outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]
+        tape.record_op(op, octx, arrays[:nargs], arrays[nargs:], results, list(outs))
+    return delivered
 
 
 def _split_positional(cls, args, kwargs):
