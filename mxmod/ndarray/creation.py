@@ -62,23 +62,33 @@ def empty(shape, ctx=None, dtype=mx_real_t, stype=None):
     return _tagged(_new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t), stype)
 
 
-def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
-    """Array of zeros."""
+def _into(out, value):
+    """Fill ``out`` (an NDArray) with ``value`` and return it, or return a new array."""
+    if out is None:
+        return None
+    out[:] = value
+    return out
+
+
+def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, out=None, **kwargs):
+    """Array of zeros (written into ``out`` when given)."""
+    if out is not None:
+        return _into(out, 0)
     return _tagged(_new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t), stype)
 
 
-def ones(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
-    """Array of ones."""
+def ones(shape, ctx=None, dtype=mx_real_t, stype=None, out=None, **kwargs):
+    """Array of ones (written into ``out`` when given)."""
+    if out is not None:
+        return _into(out, 1)
     return _tagged(_new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t), stype)
 
 
 def full(shape, val, ctx=None, dtype=mx_real_t, out=None):
-    """Array filled with ``val``."""
-    res = _new(ctx, 'full', _shape(shape), val, dtype=dtype or mx_real_t)
+    """Array filled with ``val`` (written into ``out`` when given)."""
     if out is not None:
-        out[:] = res
-        return out
-    return res
+        return _into(out, val)
+    return _new(ctx, 'full', _shape(shape), val, dtype=dtype or mx_real_t)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):
@@ -89,6 +99,15 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
     if repeat != 1:
         vals = np.repeat(vals, repeat)
     return array(vals, ctx=ctx, dtype=dtype or mx_real_t)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=mx_real_t):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (excluded when
+    ``endpoint=False``), computed in float64 and cast to ``dtype`` (float32 by default)."""
+    from .register import invoke  # pylint: disable=import-outside-toplevel
+    return invoke('_linspace', (), {'start': start, 'stop': stop, 'num': num,
+                                    'endpoint': endpoint, 'ctx': _ctx(ctx),
+                                    'dtype': np.dtype(dtype or mx_real_t).name})
 
 
 def zeros_like(other, ctx=None, dtype=None):

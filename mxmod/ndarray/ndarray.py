@@ -149,16 +149,12 @@ class NDArray(object):
         for i in range(self.shape[0]):
             yield self[i]
 
-    def __getstate__(self):
-        return {'data': self.asnumpy(), 'ctx': (self._ctx.device_type, self._ctx.device_id)}
-
-    def __setstate__(self, state):
-        self._ctx = Context(*state['ctx']) if 'ctx' in state else Context('cpu', 0)
-        try:
-            self._data = _put(state['data'], self._ctx)
-        except MXNetError:
-            self._ctx = Context('cpu', 0)
-            self._data = state['data']
+    def __array__(self, dtype=None, copy=None):
+        """numpy's view of the values (a host copy): ``np.asarray(x)``, ``np.all(x == 1)``."""
+        host = to_numpy(self._data)
+        if dtype is not None:
+            host = host.astype(dtype, copy=False)
+        return host.copy() if copy else host
 
     # ---- conversion --------------------------------------------------------
     def asnumpy(self):
@@ -272,7 +268,34 @@ class NDArray(object):
             value = _put(value._data, self._ctx)
         elif not isinstance(value, numeric_types):
             value = _put(np.asarray(value), self._ctx)
+        else:
+            self._data[key] = value
+            return
+        target = self._data[key]
+        if tuple(value.shape) != tuple(target.shape) and value.size == target.size \
+                and not _broadcasts_to(value.shape, target.shape):
+            value = value.reshape(target.shape)     # MXNet drops the unit axes of the value
         self._data[key] = value
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of ``shape`` with ``slc_key`` (one slice per axis) selects
+        a C-contiguous block: scanning axes from the last, once an axis is cut to a proper
+        subset every earlier axis keeps at most one element; steps other than 1 break
+        contiguity unless they select a single element."""
+        if len(slc_key) != len(shape):
+            raise ValueError('need one slice per axis: %d slices for shape %s'
+                             % (len(slc_key), tuple(shape)))
+        counts = [len(range(*slc.indices(n))) for slc, n in zip(slc_key, shape)]
+        if 0 in counts or int(np.prod(counts)) == 1:
+            return True
+        cut = False
+        for slc, n, count in zip(reversed(slc_key), reversed(shape), reversed(counts)):
+            step = slc.indices(n)[2]
+            if count > 1 and (step != 1 or cut):
+                return False
+            cut = cut or count < n
+        return True
 
     def __getattr__(self, name):
         # operator methods (x.sum(), x.exp(), ...) come from the imperative op table
@@ -280,6 +303,13 @@ class NDArray(object):
             raise AttributeError(name)
         from . import op_methods  # pylint: disable=import-outside-toplevel
         return op_methods.bound(self, name)
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
 
 
 def _recording(array):
