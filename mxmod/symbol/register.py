@@ -6,7 +6,7 @@ import numpy as np
 from ..attribute import AttrScope
 from ..base import MXNetError, string_types
 from ..name import NameManager
-from ..ops.base import OPS, attr_str
+from ..ops.base import OPS, attr_str, check_arguments
 from .graph import HIDDEN_KEYS, Node, make_op, normalize_attrs
 from .symbol import Symbol
 
@@ -89,6 +89,7 @@ def create(op_name, hint, args, kwargs):
         params.update((n, attr_str(v)) for n, v in zip(free, rest))
     if 'num_args' in cls.params and 'num_args' not in params:
         params['num_args'] = str(len(pos) + len(inputs))
+    check_arguments(cls, params)
     attrs = normalize_attrs(AttrScope.current.get(user_attr))
     attrs.update(params)
     op = make_op(op_name, attrs)

@@ -54,7 +54,7 @@ def locationError(a, b, index, names, maxError=False):  # pylint: disable=invali
 def _violations(a, b, rtol, atol, equal_nan):
     """Per element, |a - b| in units of the tolerance (> 1 is a mismatch); equal values
     (infinities included) count 0, NaN against anything counts infinitely."""
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     with np.errstate(invalid='ignore', over='ignore'):
         diff = np.where(a64 == b64, 0.0, np.abs(a64 - b64))
         out = diff / (atol + rtol * np.abs(b64) + 1e-20)
@@ -69,27 +69,29 @@ def _violations(a, b, rtol, atol, equal_nan):
 
 def _find_max_violation(a, b, rtol, atol):
     """(index, violation) of the element of ``a`` farthest outside the tolerance of ``b``."""
-    a, b = np.broadcast_arrays(_host(a), _host(b))
+    a, b = np.broadcast_arrays(np.atleast_1d(_host(a)), np.atleast_1d(_host(b)))
     violation = _violations(a, b, rtol, atol, equal_nan=False)
-    index = np.unravel_index(np.argmax(violation), violation.shape)
+    index = _position(np.argmax(violation), violation.shape)
     return index, np.max(violation)
 
 
+def _position(flat, shape):
+    return tuple(int(i) for i in np.unravel_index(flat, shape))
+
+
 def _mismatch_message(a, b, rtol, atol, names, equal_nan, mismatches):
-    a, b = np.broadcast_arrays(a, b)
+    a, b = np.broadcast_arrays(np.atleast_1d(a), np.atleast_1d(b))
     violation = _violations(a, b, rtol, atol, equal_nan)
     bad = np.flatnonzero(violation.reshape(-1) > 1)
     order = bad[np.argsort(-violation.reshape(-1)[bad], kind='stable')]
-    worst = np.unravel_index(order[0], a.shape) if order.size else ()
+    worst = _position(order[0] if order.size else np.argmax(violation), a.shape)
     lines = ['Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %f%%).'
-             % (violation[worst] if a.ndim else float(violation), rtol, atol,
-                100.0 * max(len(bad), 1) / max(a.size, 1))]
-    if a.ndim:
-        lines.append(locationError(a, b, worst, names, maxError=True))
-        for rank, flat in enumerate(order[:mismatches[0]]):
-            idx = np.unravel_index(flat, a.shape)
-            lines.append('%3d: Error %f  %s' % (rank + 1, violation[idx],
-                                                locationError(a, b, idx, names)))
+             % (violation[worst], rtol, atol, 100.0 * max(len(bad), 1) / max(a.size, 1)),
+             locationError(a, b, worst, names, maxError=True)]
+    for rank, flat in enumerate(order[:mismatches[0]]):
+        idx = _position(flat, a.shape)
+        lines.append('%3d: Error %f  %s' % (rank + 1, violation[idx],
+                                            locationError(a, b, idx, names)))
     with np.printoptions(threshold=4, suppress=True):
         return npt.build_err_msg([a, b], err_msg='\n'.join(lines), names=names)
 
