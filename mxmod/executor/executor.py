@@ -238,6 +238,7 @@ class Executor(object):
         outputs that are not loss layers)."""
         if not self._backward_steps:
             return
+        self._values_for_backward()
         grads = self._head_grads(out_grads)
         if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_backward(self, grads)
@@ -258,6 +259,22 @@ class Executor(object):
         if self._grad_hook is not None:
             self._grad_hook(None)
 
+    def _values_for_backward(self):
+        """Make sure forward's values are there for backward: an error before any forward; after
+        an inference forward (which frees what backward reads) the pass is rerun in inference
+        mode keeping them, since MXNet allows backward after forward(is_train=False)."""
+        trained = getattr(self, '_is_train', None)
+        if trained is None:
+            raise MXNetError('Executor.backward: forward() has not been called; call '
+                             'forward(is_train=True) before backward()')
+        if trained:
+            return
+        self._load_inputs()
+        for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
+            self._run_step(step, octx)
+            for slot in free:
+                self._vals[slot] = None
+
     def _head_grads(self, out_grads):
         if out_grads is None:
             out_grads = []
@@ -270,8 +287,9 @@ class Executor(object):
         for i, (node, _) in enumerate(self._plan.heads):
             slot = self._plan.head_slots[i]
             given = out_grads[i] if i < len(out_grads) else None
-            if node.op is not None and (node.op.is_loss or not getattr(node.op, 'needs_head_grad', True)):
-                continue
+            if node.op is not None and (node.op.is_loss or not getattr(node.op, 'needs_head_grad', True)
+                                        or not node.op.propagates_grad):
+                continue            # its gradient does not depend on a head gradient
             if given is None:
                 if self._plan.producer.get(slot) is None or not self._plan.producer[slot].needs_grad:
                     continue
@@ -280,6 +298,9 @@ class Executor(object):
                                  'the output as an objective, wrap it with MakeLoss.'
                                  % (i, self._symbol.list_outputs()[i]))
             data = given._data if isinstance(given, NDArray) else _put(np.asarray(given), self._ctx)
+            dtype = self._dtypes[slot]
+            if dtype is not None and data.dtype != dtype:
+                data = data.astype(dtype)     # as MXNet copies it into the output's dtype
             grads[slot] = _accumulate(grads.get(slot), data)
         return grads
 
