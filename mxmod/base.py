@@ -29,6 +29,18 @@ class MXNetError(RuntimeError):
     It subclasses RuntimeError so that code catching either works."""
 
 
+class MXNetIndexError(MXNetError, IndexError):
+    """An index out of range, where MXNet raises IndexError (caught by either name)."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """A bad value, where MXNet raises ValueError (caught by either name)."""
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """A value of the wrong type, where MXNet raises TypeError (caught by either name)."""
+
+
 string_types = (str,)
 numeric_types = (float, int, np.generic, numbers.Number)
 integer_types = (int, np.integer)

@@ -74,8 +74,8 @@ def create(op_name, hint, args, kwargs):
             inputs[key] = val
         elif key in HIDDEN_KEYS:
             user_attr[key] = attr_str(val)
-        elif val is not None:
-            params[key] = attr_str(val)
+        elif val is not None or _optional(cls, key):
+            params[key] = attr_str(val)     # an explicit None of an optional one is 'None'
     k = 0
     while k < len(args) and (args[k] is None or isinstance(args[k], Symbol)):
         k += 1
@@ -95,6 +95,12 @@ def create(op_name, hint, args, kwargs):
     op = make_op(op_name, attrs)
     name = NameManager.current.get(name, hint)
     return _wire(op, name, attrs, pos, inputs)
+
+
+def _optional(cls, key):
+    """True for a parameter that takes None (MXNet stores an explicit None as 'None')."""
+    decl = cls.params.get(key)
+    return decl is not None and decl.kind.endswith('?')
 
 
 def _wire(op, name, attrs, pos, named):
