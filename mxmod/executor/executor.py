@@ -260,20 +260,19 @@ class Executor(object):
             self._grad_hook(None)
 
     def _values_for_backward(self):
-        """Make sure forward's values are there for backward: an error before any forward; after
-        an inference forward (which frees what backward reads) the pass is rerun in inference
-        mode keeping them, since MXNet allows backward after forward(is_train=False)."""
-        trained = getattr(self, '_is_train', None)
-        if trained is None:
-            raise MXNetError('Executor.backward: forward() has not been called; call '
-                             'forward(is_train=True) before backward()')
-        if trained:
+        """Make sure forward's values are there for backward. MXNet allows backward after
+        forward(is_train=False), and even before any forward (its tests do, for operators
+        whose gradient reads no forward value); an inference pass frees what backward reads,
+        so the pass is run here in inference mode keeping those values."""
+        if getattr(self, '_is_train', None):
             return
         self._load_inputs()
         for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
+            octx.is_train = False
             self._run_step(step, octx)
             for slot in free:
                 self._vals[slot] = None
+        self._is_train = False
 
     def _head_grads(self, out_grads):
         if out_grads is None:

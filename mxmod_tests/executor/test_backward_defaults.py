@@ -1,6 +1,7 @@
 """Executor.backward in the cases MXNet 1.9.1 allows (observed with the oracle): no head
 gradient where none is needed, integer %, head gradients of another dtype, backward after an
-inference forward; and a clear error for backward before any forward."""
+inference forward, and even before any forward (MXNet's own tests do; mxmod computes the
+forward values there, where MXNet reads whatever its buffers hold)."""
 import numpy as np
 import pytest
 
@@ -44,14 +45,14 @@ def test_backward_before_forward_and_after_inference_forward():
     x = mx.sym.var('x')
     sym = mx.sym.tanh(x * x)
     exe, grads = _bind(sym, x=mx.nd.array([0.5, -1.0, 2.0]))
-    with pytest.raises(mx.MXNetError, match='forward\\(\\) has not been called'):
-        exe.backward([mx.nd.ones((3,))])
     head = mx.nd.array([1.0, 0.5, 2.0])
+    xv = np.array([0.5, -1.0, 2.0])
+    expected = head.asnumpy() * (1 - np.tanh(xv * xv) ** 2) * 2 * xv
+    exe.backward([head])
+    np.testing.assert_allclose(grads['x'].asnumpy(), expected, rtol=1e-4)
     exe.forward(is_train=False)
     exe.backward([head])
     after_inference = grads['x'].asnumpy().copy()
-    xv = np.array([0.5, -1.0, 2.0])
-    expected = head.asnumpy() * (1 - np.tanh(xv * xv) ** 2) * 2 * xv
     np.testing.assert_allclose(after_inference, expected, rtol=1e-4)
     exe.forward(is_train=True)
     exe.backward([head])
