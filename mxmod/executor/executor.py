@@ -13,7 +13,7 @@ from .. import threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes
-from .monitoring import report_forward, report_backward, report_variables
+from .monitoring import report_forward, report_backward
 
 
 class Executor(object):
@@ -165,8 +165,6 @@ class Executor(object):
         else:
             if PROFILER.memory:
                 track_bound_arrays(self)
-            if self._monitor is not None and self._monitor_all:
-                report_variables(self)
             for step, octx, free in zip(self._plan.steps, self._octx, frees):
                 self._run_step(step, octx)
                 for s in free:

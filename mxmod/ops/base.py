@@ -124,15 +124,15 @@ class Param(object):
                              % (name, self.describe(), attr_str(value),
                                 call_text(op_name, given or {name: value}))) from None
         if self.choices is not None and out not in self.choices:
-            raise MXNetError('Invalid Input: %r, valid values are: {%s}, in operator %s'
-                             % (attr_str(value), ', '.join(repr(c) for c in self.choices),
+            raise MXNetError('Invalid Input: %r, valid values are: %s, in operator %s'
+                             % (attr_str(value), _choices_text(self.choices),
                                 call_text(op_name, given or {name: value})))
         return out
 
     def describe(self):
         """The parameter's type as MXNet's help shows it: 'int', 'boolean', 'Shape(tuple)', ..."""
         if self.choices is not None:
-            return '{%s}' % ', '.join(repr(c) for c in self.choices)
+            return _choices_text(self.choices)
         return _KIND_TEXT.get(self.kind.rstrip('?'), self.kind)
 
     def help_line(self, name):
@@ -143,6 +143,12 @@ class Param(object):
         if isinstance(self.default, bool):
             default = str(int(self.default))
         return '%s : %s, optional, default=%s' % (name, self.describe(), default)
+
+
+def _choices_text(choices):
+    """``{None, 'a', 'b'}``: the allowed values as MXNet lists them (None first, then sorted)."""
+    ordered = ([None] if None in choices else []) + sorted(c for c in choices if c is not None)
+    return '{%s}' % ', '.join('None' if c is None else repr(c) for c in ordered)
 
 
 _KIND_TEXT = {'int': 'int', 'float': 'float', 'bool': 'boolean', 'str': 'string',

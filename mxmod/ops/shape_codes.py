@@ -131,19 +131,6 @@ def reshape_shape(src, codes, reverse=False):
 
 
 def _reverse_codes(codes):
-    """Reverse a code list, keeping each -4 group's operands after the -4."""
-    groups, k = [], 0
-    while k < len(codes):
-        if codes[k] == -4:
-            if k + 2 >= len(codes):
-                raise MXNetError('Reshape: -4 must be followed by two dims in shape %s'
-                                 % (tuple(codes),))
-            groups.append((-4, codes[k + 2], codes[k + 1]))
-            k += 3
-        else:
-            groups.append((codes[k],))
-            k += 1
-    out = []
-    for g in reversed(groups):
-        out.extend(g)
-    return tuple(out)
+    """The code list read from the right, as MXNet's reverse=True does: a -4 written after its
+    two dims (``(16, 4, -4)``) splits the input's last dimension into them."""
+    return tuple(reversed(codes))
