@@ -4,26 +4,27 @@ Array-array operations broadcast (MXNet's ``broadcast_*``); results keep the lef
 and comparisons return 0/1 in that dtype, as MXNet does."""
 import operator
 
-import numpy as np
 
 from ..base import MXNetError, numeric_types
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
 from . import tape
-from .ndarray import NDArray, from_xp, on_device, _put
+from .ndarray import NDArray, from_xp, on_device
 
 
 def _operand(self, other):
     if isinstance(other, NDArray):
         if other._ctx != self._ctx:
             raise MXNetError('operands live on different contexts: %s and %s' % (self._ctx, other._ctx))
+        if other._data.dtype != self._data.dtype:
+            raise MXNetError('Incompatible attr in node at 1-th input: expected %s, got %s (MXNet '
+                             'does not promote: cast one operand with astype)'
+                             % (self._data.dtype, other._data.dtype))
         return other._data
     if isinstance(other, numeric_types):
         # MXNet converts the scalar to the array's dtype first (int32 * 1.5 multiplies by 1)
         return self._data.dtype.type(other)
-    if isinstance(other, np.ndarray):
-        return _put(other, self._ctx)
-    raise TypeError('unsupported operand type %s for NDArray arithmetic' % type(other).__name__)
+    raise TypeError('type %s not supported' % type(other))
 
 
 def _result(self, value):
@@ -55,9 +56,8 @@ def _record_binary(names, self, other, reflected):
     if isinstance(other, NDArray):
         lhs, rhs = (other, self) if reflected else (self, other)
         return invoke(names[0], (lhs, rhs), {})
-    if isinstance(other, np.ndarray):
-        other = from_xp(_put(other.astype(self._data.dtype), self._ctx), self._ctx)
-        return _record_binary(names, self, other, reflected)
+    if not isinstance(other, numeric_types):
+        raise TypeError('type %s not supported' % type(other))
     return invoke(names[1], (self,), {'scalar': other})
 
 

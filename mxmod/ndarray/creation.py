@@ -137,12 +137,22 @@ def ones_like(other, ctx=None, dtype=None):
     return ones(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype)
 
 
+def _same_dtype(op_name, arrays):
+    """MXNet's Concat/stack need one dtype for every input (no promotion)."""
+    first = arrays[0]._data.dtype
+    for i, arr in enumerate(arrays):
+        if arr._data.dtype != first:
+            raise MXNetError('%s: Non-uniform data type in inputs: input %d is %s, input 0 is %s'
+                             % (op_name, i, arr._data.dtype, first))
+
+
 def concat(*arrays, **kwargs):
     """Concatenate along ``dim`` (default 1)."""
     dim = kwargs.pop('dim', 1)
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
     ctx = arrays[0].context
+    _same_dtype('Concat', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]
     with device_scope(ctx):
         return from_xp(xp_of(ctx).concatenate(parts, axis=dim), ctx)
@@ -163,6 +173,7 @@ def stack(*arrays, **kwargs):
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
     ctx = arrays[0].context
+    _same_dtype('stack', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]
     with device_scope(ctx):
         return from_xp(xp_of(ctx).stack(parts, axis=axis), ctx)

@@ -1,4 +1,6 @@
 """Imperative operator calls: ``mx.nd.<Op>(*inputs, out=None, **params)`` for every registered op."""
+import numpy as np
+
 from ..base import MXNetError
 from ..context import Context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
@@ -50,6 +52,7 @@ def invoke(op_name, args, kwargs):
         arrays = [by_name[n] for n in names]
     if len(arrays) != len(names):
         raise MXNetError('%s expects %d inputs %s, got %d' % (op_name, len(names), names, len(arrays)))
+    _check_types(op, arrays)
     ctx = arrays[0].context if arrays else ctx_arg or current_context()
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
     if out is not None and getattr(cls, 'accumulates_into_out', False):
@@ -68,6 +71,22 @@ def invoke(op_name, args, kwargs):
         outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]
         tape.record_op(op, octx, arrays[:nargs], arrays[nargs:], results, list(outs))
     return delivered
+
+
+def _check_types(op, arrays):
+    """Refuse input dtypes the operator's type inference does not accept (as MXNet infers types
+    of imperative calls too): ``float32 + float64`` is an error, not a promotion."""
+    if len(arrays) < 2:
+        return
+    given = [np.dtype(a._data.dtype).name for a in arrays]
+    if len(set(given)) == 1:
+        return
+    nargs = len(op.list_arguments())
+    inferred, _ = op.infer_type(given[:nargs] + given[nargs:], [None] * len(op.list_outputs()))
+    for i, (want, got) in enumerate(zip(inferred, given)):
+        if want is not None and np.dtype(want).name != got:
+            raise MXNetError('Incompatible attr in node %s at %d-th input: expected %s, got %s'
+                             % (op.op_name, i, np.dtype(want).name, got))
 
 
 def _split_positional(cls, args, kwargs):
