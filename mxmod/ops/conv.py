@@ -178,10 +178,11 @@ class Convolution(_ConvBase):
         return ins, outs
 
     def _channels_last(self, x):
-        """2-D, one group, NCHW or NHWC, at least 4 input channels (fewer make column runs too
-        short to gain): the channels-last kernels (conv_cl.py) apply."""
+        """2-D, one group, NCHW or NHWC, kernels up to 3x3 and at least 4 input channels (fewer
+        make column runs too short to gain; 5x5 LeNet-style layers measured no faster): the
+        channels-last kernels (conv_cl.py) apply."""
         return (self.nd == 2 and self.p.num_group == 1 and self.layout in ('NCHW', 'NHWC')
-                and x.shape[1 if self.layout == 'NCHW' else 3] >= 4)
+                and max(self.kernel) <= 3 and x.shape[1 if self.layout == 'NCHW' else 3] >= 4)
 
     def _cl_forward(self, xp, inputs):
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
