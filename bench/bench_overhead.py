@@ -1,8 +1,9 @@
 """Framework overhead: Module.fit time per batch on a tiny MLP (10-16-2, ReLU, SoftmaxOutput,
 batch 8, SGD lr 0.1 momentum 0.9, Xavier, metric 'acc'), after a warm-up epoch.
 
-Runs the same program under mxmod (this interpreter) and, when /tmp/mxnet-ref/bin/python exists
-(or --mxnet-python is given), under MXNet 1.9.1, and prints both figures and their ratio.
+Runs the same program under mxmod (this interpreter) and, when an MXNet 1.9.1 interpreter is at
+hand (--mxnet-python, or MXNET_ORACLE_PYTHON; default the oracle venv of the reference notes),
+under MXNet 1.9.1, and prints both figures and their ratio.
 Also reports the bare step (forward_backward + update) and step + update_metric.
 
 Each figure is measured in --rounds child processes per implementation, the implementations
@@ -23,7 +24,7 @@ import statistics
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MXNET_PYTHON = '/tmp/mxnet-ref/bin/python'
+MXNET_PYTHON = os.environ.get('MXNET_ORACLE_PYTHON', '/tmp/mxnet-ref/bin/python')
 BS = 8
 
 
