@@ -8,6 +8,7 @@ from ..context import erf
 from .indexing import scatter_rows
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
+from .layout import out_like
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout', 'Embedding']
 
@@ -140,7 +141,7 @@ class Activation(Operator):
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
-        out = octx.out[0] if octx.out else None
+        out = out_like(octx.out[0], x) if octx.out else None
         if out is not None and self.p.act_type in _ACT_INTO:
             _ACT_INTO[self.p.act_type](octx.xp, x, out)
             return [out]
