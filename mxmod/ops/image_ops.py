@@ -21,6 +21,13 @@ def saturate(xp, values, dtype):
     return values.astype(dtype, copy=False)
 
 
+def check_image(op, shape):
+    """MXNet's ImageShape: (height, width, channels) with 1 or 3 channels."""
+    if len(shape) != 3 or shape[2] not in (0, 1, 3):
+        raise MXNetError('%s: input image must have shape (height, width, channels) with 1 or 3 '
+                         'channels, got %s' % (op, tuple(shape)))
+
+
 def _hw_axes(op, shape):
     """The (row, column) axes of an HWC image or an NHWC batch."""
     if len(shape) not in (3, 4):
@@ -112,16 +119,13 @@ class _Flip(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         shape = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if shape is not None and len(shape) != 3:
-            raise MXNetError('%s: input image must have shape (height, width, channels), got %s'
-                             % (self.op_name, tuple(shape)))
+        if shape is not None:
+            check_image(self.op_name, shape)
         return [shape], [shape]
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
-        if x.ndim != 3:
-            raise MXNetError('%s: input image must have shape (height, width, channels), got %s'
-                             % (self.op_name, tuple(x.shape)))
+        check_image(self.op_name, x.shape)
         if self.randomized and octx.rng.random_sample() < 0.5:
             return [x.copy()]
         return [octx.xp.flip(x, axis=self.axis).copy()]

@@ -1,6 +1,8 @@
-"""The image operators against numpy: to_tensor, normalize, flips (and their random forms), crop
-and resize (every interpolation preserves constants and linear ramps where it should; its
+"""The image operators against numpy: to_tensor, normalize, flips (and their random forms), crop,
+the colour augmentations and resize (every interpolation preserves constants and linear ramps where it should; its
 gradient is the adjoint), with MXNet's shape checks and the ``mx.nd.image`` namespace."""
+import colorsys
+
 import numpy as np
 import pytest
 
@@ -38,7 +40,7 @@ def test_to_tensor_and_normalize():
 
 
 def test_flips_and_random_flips():
-    img = RNG.uniform(size=(3, 5, 2))
+    img = RNG.uniform(size=(3, 5, 3))
     check_forward('_image_flip_left_right', {}, [img], [img[:, ::-1]])
     check_forward('_image_flip_top_bottom', {}, [img], [img[::-1]])
     seen = set()
@@ -49,6 +51,39 @@ def test_flips_and_random_flips():
     assert seen == {True, False}
     with pytest.raises(MXNetError):
         run_forward(make('_image_flip_left_right'), [img[None]])
+    with pytest.raises(MXNetError, match='1 or 3'):
+        run_forward(make('_image_flip_top_bottom'), [img[..., :2]])
+
+
+def test_colour_adjustments():
+    img = RNG.uniform(0, 255, (4, 5, 3)).astype(np.float32)
+    fixed = lambda name, f: run_forward(make(name, min_factor=f, max_factor=f), [img])[0]  # noqa: E731
+    np.testing.assert_allclose(fixed('_image_random_brightness', 1.3), img * 1.3, rtol=1e-6)
+    grey = (img * [0.299, 0.587, 0.114]).sum() / 20
+    np.testing.assert_allclose(fixed('_image_random_contrast', 0.6), img * 0.6 + 0.4 * grey,
+                               rtol=1e-5)
+    np.testing.assert_allclose(fixed('_image_random_saturation', 0.4),
+                               img * 0.4 + img[..., 2:] * 0.114 * 0.6, rtol=1e-5)
+    for turn in (0.0, 1.0):     # a whole turn of hue changes nothing
+        np.testing.assert_allclose(fixed('_image_random_hue', turn), img, rtol=1e-4, atol=1e-3)
+    shifted = fixed('_image_random_hue', 0.25)[1, 2] / 255
+    h, l, s = colorsys.rgb_to_hls(*(img[1, 2] / 255))
+    np.testing.assert_allclose(shifted, colorsys.hls_to_rgb((h + 0.25) % 1, l, s), rtol=1e-4)
+    lit = run_forward(make('_image_adjust_lighting', alpha=(0.1, -0.2, 0.3)), [img])[0]
+    eig = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
+                    [55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140],
+                    [55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203]])
+    np.testing.assert_allclose(lit, img + eig @ [0.1, -0.2, 0.3], rtol=1e-5)
+    u8 = run_forward(make('_image_random_brightness', min_factor=3, max_factor=3),
+                     [img.astype(np.uint8)])[0]
+    assert u8.dtype == np.uint8 and u8.max() == 255
+    jitter = make('_image_random_color_jitter', brightness=0.3, contrast=0.3, saturation=0.3,
+                  hue=0.1)
+    outs = [run_forward(jitter, [img], seed=s)[0] for s in range(3)]
+    assert outs[0].shape == img.shape and not np.allclose(outs[0], outs[1])
+    assert not np.allclose(run_forward(make('_image_random_lighting'), [img])[0], img)
+    with pytest.raises(MXNetError, match='>= 0'):
+        make('_image_random_hue', min_factor=-0.1, max_factor=0.2)
 
 
 def test_crop():
@@ -89,7 +124,9 @@ def test_resize_shapes_values_and_adjoint():
 
 def test_namespace():
     for name in ('normalize', 'to_tensor', 'flip_left_right', 'flip_top_bottom',
-                 'random_flip_left_right', 'random_flip_top_bottom', 'resize', 'crop'):
+                 'random_flip_left_right', 'random_flip_top_bottom', 'resize', 'crop',
+                 'random_brightness', 'random_contrast', 'random_saturation', 'random_hue',
+                 'random_color_jitter', 'adjust_lighting', 'random_lighting'):
         assert callable(getattr(mx.nd.image, name)) and callable(getattr(mx.sym.image, name))
     out = mx.nd.image.crop(mx.nd.ones((4, 5, 3)), 1, 0, 2, 2)
     assert out.shape == (2, 2, 3)
