@@ -33,7 +33,7 @@ def brightness(xp, x, alpha):
 
 def contrast(xp, x, alpha):
     if x.shape[2] > 1:
-        grey = (x[..., :3].astype(np.float64) * _GREY.astype(np.float64)).sum()
+        grey = (x[..., :3].astype(np.float64) * xp.asarray(_GREY, dtype=np.float64)).sum()
     else:
         grey = x.astype(np.float64).sum()
     mean = np.float32(float(grey) / (x.shape[0] * x.shape[1]))
