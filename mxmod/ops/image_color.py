@@ -6,8 +6,8 @@ images. As MXNet registers them, their gradient is the head gradient passed thro
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
-from .image_ops import check_image
+from .base import Param, register
+from .image_ops import HWCAugment, check_image
 
 _GREY = np.array([0.299, 0.587, 0.114], dtype=np.float32)
 _EIG = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
@@ -93,23 +93,13 @@ def lighting(xp, x, alpha):
     return x.astype(np.float32) + xp.asarray(shift)
 
 
-class _ColorOp(Operator):
-    """An HWC colour augmentation; the gradient passes the head gradient through (MXNet)."""
-    backward_uses = ()
-
-    def infer_shape(self, in_shapes, out_shapes):
-        shape = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if shape is not None:
-            check_image(self.op_name, shape)
-        return [shape], [shape]
+class _ColorOp(HWCAugment):
+    """An HWC colour augmentation computed in float32."""
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
         check_image(self.op_name, x.shape)
         return [image_cast(octx.xp, self.apply(octx, x.astype(np.float32)), x.dtype)]
-
-    def backward(self, octx, out_grads, inputs, outputs, aux):
-        return [out_grads[0]]
 
 
 class _RandomFactor(_ColorOp):

@@ -111,10 +111,9 @@ class Normalize(Operator):
         return [(dy / octx.xp.asarray(std, dy.dtype)).astype(dy.dtype)]
 
 
-class _Flip(Operator):
-    """Flip an HWC image along ``axis``; the gradient is the head gradient unchanged (MXNet)."""
-    axis = 1
-    randomized = False
+class HWCAugment(Operator):
+    """Base of the augmentations of one HWC image (1 or 3 channels) into the same shape; their
+    gradient is the head gradient passed through, as MXNet registers it."""
     backward_uses = ()
 
     def infer_shape(self, in_shapes, out_shapes):
@@ -123,15 +122,21 @@ class _Flip(Operator):
             check_image(self.op_name, shape)
         return [shape], [shape]
 
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return [out_grads[0]]
+
+
+class _Flip(HWCAugment):
+    """Flip an HWC image along ``axis``."""
+    axis = 1
+    randomized = False
+
     def forward(self, octx, inputs, aux):
         x = inputs[0]
         check_image(self.op_name, x.shape)
         if self.randomized and octx.rng.random_sample() < 0.5:
             return [x.copy()]
         return [octx.xp.flip(x, axis=self.axis).copy()]
-
-    def backward(self, octx, out_grads, inputs, outputs, aux):
-        return [out_grads[0]]
 
 
 @register
