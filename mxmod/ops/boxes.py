@@ -93,22 +93,47 @@ def center_to_corner(xp, box):
     return xp.where(box[..., :1] < 0, box, converted)
 
 
+_BLOCK = 256
+
+
 def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True):
     """Greedy NMS over (B, K) boxes already sorted by descending score: for each reference
     position in turn, later alive boxes (of the same class unless ``classes`` is None) whose IoU
-    with it exceeds ``threshold`` (``>=`` when not ``strict``) are dropped. Returns ``alive``."""
-    k = boxes.shape[1]
-    later = xp.arange(k)[None, :]
-    for ref in range(k - 1):
-        keep_ref = alive[:, ref]
-        if not bool(keep_ref.any()):
+    with it exceeds ``threshold`` (``>=`` when not ``strict``) are dropped. Returns ``alive``.
+
+    Blocks of reference boxes are tested against the boxes after them at once (up to the last
+    alive position). Inside a block the greedy outcome is the fixed point of "alive unless an
+    earlier alive box of the block overlaps", reached by iterating (each iteration settles at
+    least one more position, usually all of them in a few); the block's survivors then suppress
+    the later blocks in one step."""
+    alive = alive.copy()
+    live_any = alive.any(axis=0)
+    positions = xp.nonzero(live_any)[0]
+    if positions.size == 0:
+        return alive
+    end = int(positions[-1]) + 1
+    for start in range(0, end - 1, _BLOCK):
+        stop = min(start + _BLOCK, end - 1)
+        if not bool(live_any[start:stop].any()):
             continue
-        iou, _ = pair_iou(xp, boxes[:, ref:ref + 1], boxes, encode)
-        hit = (iou > threshold) if strict else (iou >= threshold)
-        hit &= (later > ref) & keep_ref[:, None]
+        others = boxes[:, start:end]
+        iou, _ = pair_iou(xp, boxes[:, start:stop, None], others[:, None, :], encode)
+        hit = (iou > threshold) if strict else (iou >= threshold)       # (B, block, end-start)
+        hit &= xp.arange(start, end)[None, None, :] > xp.arange(start, stop)[None, :, None]
         if classes is not None:
-            hit &= classes == classes[:, ref:ref + 1]
-        alive = alive & ~hit
+            hit &= classes[:, start:stop, None] == classes[:, None, start:end]
+        size = stop - start
+        base = alive[:, start:stop]
+        inner = hit[:, :, :size]
+        current = base
+        for _ in range(size):
+            following = base & ~(inner & current[:, :, None]).any(axis=1)
+            if bool((following == current).all()):
+                break
+            current = following
+        alive[:, start:stop] = current
+        if stop < end:
+            alive[:, stop:end] &= ~(hit[:, :, size:] & current[:, :, None]).any(axis=1)
     return alive
 
 

@@ -42,7 +42,7 @@ class ROIPooling(Operator):
     op_name = 'ROIPooling'
     arguments = ('data', 'rois')
     params = {'pooled_size': Param('shape'), 'spatial_scale': Param('float')}
-    backward_uses = ()
+    backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
         if in_shapes[1] is not None and in_shapes[1][1] not in (0, 5):
@@ -68,62 +68,106 @@ class ROIPooling(Operator):
             return xp.clip(lo, 0, limit), xp.clip(hi, 0, limit)
         return edges(y0, rh, ph, height), edges(x0, rw, pw, width), rois[:, 0].astype(np.int64)
 
-    def forward(self, octx, inputs, aux):
-        xp = octx.xp
-        data, rois = inputs
+    def _pool(self, xp, data, rois, with_index):
+        """Pooled (R, C, PH, PW) values and, when asked, the flat index of each maximum."""
         n, c, h, w = data.shape
         (hs, he), (ws, we), batch = self._bins(xp, rois, h, w)
         valid_roi = (batch >= 0) & (batch < n)
         kh = max(int((he - hs).max()) if hs.size else 1, 1)
         kw = max(int((we - ws).max()) if ws.size else 1, 1)
-        per_roi = c * hs.shape[1] * ws.shape[1] * kh * kw
-        step = max(1, _CHUNK_ELEMENTS // max(per_roi, 1))
+        step = max(1, _CHUNK_ELEMENTS // max(c * hs.shape[1] * ws.shape[1] * kh * kw, 1))
+        pixels = data.transpose(0, 2, 3, 1).reshape(-1, c)                 # (N*H*W, C)
         outs, args = [], []
         for lo in range(0, rois.shape[0], step):
             part = slice(lo, lo + step)
-            o, a = self._pool_chunk(xp, data, hs[part], he[part], ws[part], we[part],
-                                    xp.where(valid_roi[part], batch[part], 0), valid_roi[part],
-                                    kh, kw)
+            windows = _bin_windows(xp, (h, w), (hs[part], he[part]), (ws[part], we[part]),
+                                   xp.where(valid_roi[part], batch[part], 0), kh, kw)
+            o, a = _max_pool(xp, pixels, windows, valid_roi[part], with_index)
             outs.append(o)
             args.append(a)
-        out = xp.concatenate(outs) if outs else xp.zeros((0, c) + tuple(self.p.pooled_size),
-                                                         data.dtype)
-        octx.saved['argmax'] = xp.concatenate(args) if args else xp.zeros(out.shape, np.int64)
-        octx.saved['data_meta'] = (tuple(data.shape), data.dtype, tuple(rois.shape), rois.dtype)
-        return [out]
+        if not outs:
+            empty = xp.zeros((0, c) + tuple(self.p.pooled_size), data.dtype)
+            return empty, xp.zeros(empty.shape, np.int64)
+        return xp.concatenate(outs), (xp.concatenate(args) if with_index else None)
 
-    @staticmethod
-    def _pool_chunk(xp, data, hs, he, ws, we, batch, valid_roi, kh, kw):
-        c, h, w = data.shape[1:]
-        rows = hs[:, :, None] + xp.arange(kh)                 # (R, PH, kh)
-        cols = ws[:, :, None] + xp.arange(kw)                 # (R, PW, kw)
-        row_ok = rows < he[:, :, None]
-        col_ok = cols < we[:, :, None]
-        rows, cols = xp.minimum(rows, h - 1), xp.minimum(cols, w - 1)
-        pos = rows[:, :, None, :, None] * w + cols[:, None, :, None, :]   # (R, PH, PW, kh, kw)
-        r, ph, pw = pos.shape[:3]
-        pos = pos.reshape(r, 1, ph * pw * kh * kw)
-        base = (batch[:, None, None] * c + xp.arange(c)[None, :, None]) * (h * w)
-        vals = data.reshape(-1)[base + pos].reshape(r, c, ph, pw, kh * kw)
-        ok = (row_ok[:, :, None, :, None] & col_ok[:, None, :, None, :]).reshape(r, 1, ph, pw, -1)
-        vals = xp.where(ok, vals, -xp.inf)
-        best = xp.argmax(vals, axis=-1)
-        top = xp.take_along_axis(vals, best[..., None], axis=-1)[..., 0]
-        found = (top > -_FLT_MAX) & valid_roi[:, None, None, None]
-        empty = ~ok.any(axis=-1) | ~valid_roi[:, None, None, None]
-        out = xp.where(empty, 0, xp.where(found, top, -_FLT_MAX)).astype(data.dtype)
-        where = xp.take_along_axis(pos.reshape(r, 1, ph, pw, -1), best[..., None], axis=-1)[..., 0]
-        index = base[..., None] + where
-        return out, xp.where(found & ~empty, index, -1)
+    def forward(self, octx, inputs, aux):
+        return [self._pool(octx.xp, inputs[0], inputs[1], False)[0]]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
-        shape, dtype, rshape, rdtype = octx.saved['data_meta']
-        index = octx.saved['argmax'].reshape(-1)
+        data, rois = inputs
+        index = self._pool(xp, data, rois, True)[1].reshape(-1)
         keep = index >= 0
         grad = xp.bincount(index[keep], weights=out_grads[0].reshape(-1)[keep],
-                           minlength=int(np.prod(shape)))
-        return [grad.reshape(shape).astype(dtype), xp.zeros(rshape, rdtype)]
+                           minlength=data.size)
+        return [grad.reshape(data.shape).astype(data.dtype), xp.zeros_like(rois)]
+
+
+def _bin_windows(xp, size, row_bins, col_bins, batch, kh, kw):
+    """Pixel positions (R, PH, PW, kh*kw) of every bin's window (padded by repeating the bin's
+    last row/column, which leaves maxima and their first occurrence unchanged) and whether each
+    bin is empty."""
+    h, w = size
+    (hs, he), (ws, we) = row_bins, col_bins
+    rows = xp.minimum(hs[:, :, None] + xp.arange(kh), xp.maximum(he - 1, hs)[:, :, None])
+    cols = xp.minimum(ws[:, :, None] + xp.arange(kw), xp.maximum(we - 1, ws)[:, :, None])
+    rows, cols = xp.minimum(rows, h - 1), xp.minimum(cols, w - 1)
+    r, ph, pw = rows.shape[0], rows.shape[1], cols.shape[1]
+    pos = (rows[:, :, None, :, None] * w + cols[:, None, :, None, :]).reshape(r, ph, pw, -1)
+    empty = (he <= hs)[:, :, None] | (we <= ws)[:, None, :]
+    return batch[:, None, None, None] * (h * w) + pos, empty, h * w
+
+
+def _max_pool(xp, pixels, windows, valid_roi, with_index):
+    """Window maxima of the NHWC ``pixels`` (R, C, PH, PW), MXNet's -FLT_MAX floor, and the
+    flat NCHW index of the first maximum (-1 where there is none) when ``with_index``."""
+    pos, empty, plane = windows
+    c = pixels.shape[1]
+    vals = pixels[pos]                                                  # (R, PH, PW, K, C)
+    top = vals.max(axis=3)                                              # (R, PH, PW, C)
+    bad = (empty[..., None] | ~valid_roi[:, None, None, None])
+    found = (top > -_FLT_MAX) & ~bad
+    out = xp.where(bad, 0, xp.where(found, top, -_FLT_MAX)).astype(pixels.dtype)
+    index = None
+    if with_index:
+        best = xp.argmax(vals, axis=3)
+        where = xp.take_along_axis(pos[..., None], best[:, :, :, None], axis=3)[:, :, :, 0]
+        image, pix = where // plane, where % plane
+        index = xp.where(found, (image * c + xp.arange(c)) * plane + pix, -1)
+        index = index.transpose(0, 3, 1, 2)
+    return out.transpose(0, 3, 1, 2), index
+
+
+def _local(xp, weights):
+    """The (R, P, K) slice of (R, P, L) weights over each row's smallest window of non-zero
+    columns, and the window's column indices (R, K) (clamped; their weights are zero)."""
+    r, _, limit = weights.shape
+    used = (weights != 0).any(axis=1)                                      # (R, L)
+    first = xp.where(used.any(axis=1), xp.argmax(used, axis=1), 0)
+    last = limit - 1 - xp.argmax(used[:, ::-1], axis=1)
+    span = int((last - first).max()) + 1 if r else 1
+    cols = first[:, None] + xp.arange(max(span, 1))[None, :]
+    inside = cols < limit
+    cols = xp.minimum(cols, limit - 1)
+    local = xp.take_along_axis(weights, xp.broadcast_to(cols[:, None, :], (r, weights.shape[1],
+                                                                            cols.shape[1])), 2)
+    return local * inside[:, None, :], cols
+
+
+def _pool_windows(xp, wy, window, wx):
+    """(R, PH, C, PW) = wy (R, PH, Kh) . window (R, Kh, Kw, C) . wx (R, PW, Kw)^T."""
+    r, kh, kw, c = window.shape
+    cols = xp.matmul(wx[:, None], window)                          # (R, Kh, PW, C)
+    out = xp.matmul(wy, cols.reshape(r, kh, -1))                   # (R, PH, PW*C)
+    return out.reshape(r, wy.shape[1], wx.shape[1], c).transpose(0, 1, 3, 2)
+
+
+def _unpool_windows(xp, wy, dy, wx):
+    """The adjoint of :func:`_pool_windows`: (R, Kh, Kw, C) from dy (R, C, PH, PW)."""
+    r, c, ph, pw = dy.shape
+    heads = dy.transpose(0, 2, 3, 1).reshape(r, ph, pw * c)
+    rows = xp.matmul(wy.transpose(0, 2, 1), heads).reshape(r, -1, pw, c)    # (R, Kh, PW, C)
+    return xp.matmul(wx.transpose(0, 2, 1)[:, None], rows)                   # (R, Kh, Kw, C)
 
 
 def _axis_weights(xp, start, bin_size, count, grid, limit, dtype):
@@ -210,38 +254,71 @@ class ROIAlign(Operator):
         i, j = xp.arange(ph)[:, None], xp.arange(pw)[None, :]
         return grouped[:, i, :, i, j, j].transpose(2, 3, 0, 1)
 
+    def _windows(self, xp, data, rois):
+        """Per ROI: the local row/column weights (R, PH, Kh), (R, PW, Kw) over the smallest
+        window holding its samples, the window's rows (R, Kh) and columns (R, Kw), the batch
+        index and 1/count (zero for ROIs of an invalid batch index)."""
+        wy, wx, inv, batch = self._weights(xp, data, rois)
+        ok = (batch >= 0) & (batch < data.shape[0])
+        local_y, rows = _local(xp, wy)
+        local_x, cols = _local(xp, wx)
+        return (local_y, local_x, rows, cols, xp.where(ok, batch, 0),
+                xp.where(ok, inv, 0).astype(data.dtype))
+
+    @staticmethod
+    def _positions(data, rows, cols, batch):
+        """Flat (batch, row, column) positions (R, Kh, Kw) of the ROI windows in an NHWC copy."""
+        h, w = data.shape[2:]
+        return (batch[:, None, None] * h + rows[:, :, None]) * w + cols[:, None, :]
+
+    @staticmethod
+    def _chunks(data, windows):
+        rows, cols = windows[2], windows[3]
+        per_roi = data.shape[1] * rows.shape[1] * cols.shape[1] * 2
+        step = max(1, _CHUNK_ELEMENTS // max(per_roi, 1))
+        return [slice(lo, lo + step) for lo in range(0, rows.shape[0], step)]
+
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         data, rois = inputs
-        wy, wx, inv, batch = self._weights(xp, data, rois)
-        r, ph, pw = wy.shape[0], wy.shape[1], wx.shape[1]
-        out = xp.zeros((r, self._channels(data.shape[1]), ph, pw), dtype=data.dtype)
-        for b in range(data.shape[0]):
-            sel = xp.nonzero(batch == b)[0]
-            if sel.size == 0:
-                continue
-            rows = xp.einsum('rph,chw->rpcw', wy[sel], data[b])
-            full = xp.matmul(rows, wx[sel].transpose(0, 2, 1)[:, None])   # (R, PH, C, PW)
-            out[sel] = self._select(xp, full) * inv[sel][:, None, None, None]
-        return [out]
+        windows = self._windows(xp, data, rois)
+        wy, wx, rows, cols, batch, inv = windows
+        pixels = data.transpose(0, 2, 3, 1).reshape(-1, data.shape[1])      # (N*H*W, C)
+        outs = []
+        for part in self._chunks(data, windows):
+            window = pixels[self._positions(data, rows[part], cols[part], batch[part])]
+            outs.append(self._select(xp, _pool_windows(xp, wy[part], window, wx[part])) *
+                        inv[part][:, None, None, None])
+        if not outs:
+            ph, pw = self.p.pooled_size
+            return [xp.zeros((0, self._channels(data.shape[1]), ph, pw), data.dtype)]
+        return [xp.concatenate(outs)]
+
+    def _spread(self, xp, dy):
+        """Position-sensitive heads (R, C_out, PH, PW) -> per input channel (R, C_in, PH, PW)."""
+        if not self.p.position_sensitive:
+            return dy
+        r, cout, ph, pw = dy.shape
+        full = xp.zeros((r, cout, ph, pw, ph, pw), dtype=dy.dtype)
+        i, j = xp.arange(ph)[:, None], xp.arange(pw)[None, :]
+        full[:, :, i, j, i, j] = dy
+        return full.reshape(r, cout * ph * pw, ph, pw)
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
         data, rois = inputs
-        wy, wx, inv, batch = self._weights(xp, data, rois)
-        dy = out_grads[0] * inv[:, None, None, None]
-        ph, pw = wy.shape[1], wx.shape[1]
-        if self.p.position_sensitive:    # spread each bin's gradient to its own channel group
-            r, cout = dy.shape[:2]
-            full = xp.zeros((r, cout, ph, pw, ph, pw), dtype=dy.dtype)
-            i, j = xp.arange(ph)[:, None], xp.arange(pw)[None, :]
-            full[:, :, i, j, i, j] = dy
-            dy = full.reshape(r, cout * ph * pw, ph, pw)
-        grad = xp.zeros_like(data)
-        for b in range(data.shape[0]):
-            sel = xp.nonzero(batch == b)[0]
-            if sel.size == 0:
-                continue
-            cols = xp.matmul(dy[sel], wx[sel][:, None])                  # (R, C, PH, W)
-            grad[b] = xp.einsum('rph,rcpw->chw', wy[sel], cols)
-        return [grad, xp.zeros_like(rois)]
+        n, c, h, w = data.shape
+        windows = self._windows(xp, data, rois)
+        wy, wx, rows, cols, batch, inv = windows
+        targets, weights = [], []
+        for part in self._chunks(data, windows):
+            dy = self._spread(xp, out_grads[0][part] * inv[part][:, None, None, None])
+            dwin = _unpool_windows(xp, wy[part], dy, wx[part])                # (R, Kh, Kw, C)
+            pos = self._positions(data, rows[part], cols[part], batch[part])
+            targets.append((pos[..., None] * c + xp.arange(c)).reshape(-1))
+            weights.append(dwin.reshape(-1))
+        grad = xp.zeros(data.size, dtype=data.dtype)
+        if targets:
+            grad = xp.bincount(xp.concatenate(targets), weights=xp.concatenate(weights),
+                               minlength=data.size).astype(data.dtype)
+        return [grad.reshape(n, h, w, c).transpose(0, 3, 1, 2).copy(), xp.zeros_like(rois)]
