@@ -1,14 +1,14 @@
 """Region-of-interest pooling: ROIPooling (max over rounded bins) and contrib ROIAlign (average of
 bilinear samples), with MXNet's bin arithmetic, and gradients to the feature map only.
 
-ROIPooling gathers each bin's window (padded to the largest window, in chunks of ROIs to bound
-memory) and keeps the first maximum in row-major order for the gradient, as MXNet's argmax.
-ROIAlign's sampling weights are separable, so each ROI is two small matrices (rows and columns
-of bin weights) and the pooling is ``A_y @ image @ A_x^T``, done per image of the batch."""
+ROIPooling gathers each bin's window from an NHWC view (padded to the largest window, in chunks
+of ROIs to bound memory) and, for the gradient, finds the first maximum in row-major order, as
+MXNet's argmax. ROIAlign's sampling weights are separable (see roi_pool_base)."""
 import numpy as np
 
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
+from .roi_pool_base import SeparableROIPool
 
 _CHUNK_ELEMENTS = 1 << 22
 _FLT_MAX = float(np.finfo(np.float32).max)
@@ -138,38 +138,6 @@ def _max_pool(xp, pixels, windows, valid_roi, with_index):
     return out.transpose(0, 3, 1, 2), index
 
 
-def _local(xp, weights):
-    """The (R, P, K) slice of (R, P, L) weights over each row's smallest window of non-zero
-    columns, and the window's column indices (R, K) (clamped; their weights are zero)."""
-    r, _, limit = weights.shape
-    used = (weights != 0).any(axis=1)                                      # (R, L)
-    first = xp.where(used.any(axis=1), xp.argmax(used, axis=1), 0)
-    last = limit - 1 - xp.argmax(used[:, ::-1], axis=1)
-    span = int((last - first).max()) + 1 if r else 1
-    cols = first[:, None] + xp.arange(max(span, 1))[None, :]
-    inside = cols < limit
-    cols = xp.minimum(cols, limit - 1)
-    local = xp.take_along_axis(weights, xp.broadcast_to(cols[:, None, :], (r, weights.shape[1],
-                                                                            cols.shape[1])), 2)
-    return local * inside[:, None, :], cols
-
-
-def _pool_windows(xp, wy, window, wx):
-    """(R, PH, C, PW) = wy (R, PH, Kh) . window (R, Kh, Kw, C) . wx (R, PW, Kw)^T."""
-    r, kh, kw, c = window.shape
-    cols = xp.matmul(wx[:, None], window)                          # (R, Kh, PW, C)
-    out = xp.matmul(wy, cols.reshape(r, kh, -1))                   # (R, PH, PW*C)
-    return out.reshape(r, wy.shape[1], wx.shape[1], c).transpose(0, 1, 3, 2)
-
-
-def _unpool_windows(xp, wy, dy, wx):
-    """The adjoint of :func:`_pool_windows`: (R, Kh, Kw, C) from dy (R, C, PH, PW)."""
-    r, c, ph, pw = dy.shape
-    heads = dy.transpose(0, 2, 3, 1).reshape(r, ph, pw * c)
-    rows = xp.matmul(wy.transpose(0, 2, 1), heads).reshape(r, -1, pw, c)    # (R, Kh, PW, C)
-    return xp.matmul(wx.transpose(0, 2, 1)[:, None], rows)                   # (R, Kh, Kw, C)
-
-
 def _axis_weights(xp, start, bin_size, count, grid, limit, dtype):
     """(R, count, limit) weights of ROIAlign's samples along one axis: for every bin, the sum over
     its ``grid`` samples of the two linear-interpolation weights (MXNet's edge rules)."""
@@ -195,16 +163,14 @@ def _axis_weights(xp, start, bin_size, count, grid, limit, dtype):
 
 
 @register
-class ROIAlign(Operator):
+class ROIAlign(SeparableROIPool):
     """contrib.ROIAlign: the average of ``sample_ratio`` x ``sample_ratio`` (adaptive when <= 0)
     bilinear samples per bin; ``aligned`` shifts by half a pixel; ``position_sensitive`` reads
     one channel group per bin."""
     op_name = '_contrib_ROIAlign'
-    arguments = ('data', 'rois')
     params = {'pooled_size': Param('shape'), 'spatial_scale': Param('float'),
               'sample_ratio': Param('int', -1), 'position_sensitive': Param('bool', False),
               'aligned': Param('bool', False)}
-    backward_uses = ('inputs',)
 
     def _channels(self, c):
         if not self.p.position_sensitive:
@@ -224,7 +190,7 @@ class ROIAlign(Operator):
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def _weights(self, xp, data, rois):
-        """Row weights (R, PH, H), column weights (R, PW, W), 1/count (R,) and batch indices."""
+        """Row weights (R, PH, H), column weights (R, PW, W), 1/count and batch indices."""
         dtype = data.dtype
         h, w = data.shape[2:]
         ph, pw = self.p.pooled_size
@@ -243,7 +209,7 @@ class ROIAlign(Operator):
         gh, gw = xp.maximum(gh, 1), xp.maximum(gw, 1)
         wy = _axis_weights(xp, box[:, 1], rh / ph, ph, gh, h, dtype)
         wx = _axis_weights(xp, box[:, 0], rw / pw, pw, gw, w, dtype)
-        return wy, wx, (1.0 / (gh * gw)).astype(dtype), batch
+        return wy, wx, (1.0 / (gh * gw)).astype(dtype)[:, None, None], batch
 
     def _select(self, xp, full):
         """(R, PH, C_in, PW) pooled values -> (R, C_out, PH, PW)."""
@@ -254,46 +220,6 @@ class ROIAlign(Operator):
         i, j = xp.arange(ph)[:, None], xp.arange(pw)[None, :]
         return grouped[:, i, :, i, j, j].transpose(2, 3, 0, 1)
 
-    def _windows(self, xp, data, rois):
-        """Per ROI: the local row/column weights (R, PH, Kh), (R, PW, Kw) over the smallest
-        window holding its samples, the window's rows (R, Kh) and columns (R, Kw), the batch
-        index and 1/count (zero for ROIs of an invalid batch index)."""
-        wy, wx, inv, batch = self._weights(xp, data, rois)
-        ok = (batch >= 0) & (batch < data.shape[0])
-        local_y, rows = _local(xp, wy)
-        local_x, cols = _local(xp, wx)
-        return (local_y, local_x, rows, cols, xp.where(ok, batch, 0),
-                xp.where(ok, inv, 0).astype(data.dtype))
-
-    @staticmethod
-    def _positions(data, rows, cols, batch):
-        """Flat (batch, row, column) positions (R, Kh, Kw) of the ROI windows in an NHWC copy."""
-        h, w = data.shape[2:]
-        return (batch[:, None, None] * h + rows[:, :, None]) * w + cols[:, None, :]
-
-    @staticmethod
-    def _chunks(data, windows):
-        rows, cols = windows[2], windows[3]
-        per_roi = data.shape[1] * rows.shape[1] * cols.shape[1] * 2
-        step = max(1, _CHUNK_ELEMENTS // max(per_roi, 1))
-        return [slice(lo, lo + step) for lo in range(0, rows.shape[0], step)]
-
-    def forward(self, octx, inputs, aux):
-        xp = octx.xp
-        data, rois = inputs
-        windows = self._windows(xp, data, rois)
-        wy, wx, rows, cols, batch, inv = windows
-        pixels = data.transpose(0, 2, 3, 1).reshape(-1, data.shape[1])      # (N*H*W, C)
-        outs = []
-        for part in self._chunks(data, windows):
-            window = pixels[self._positions(data, rows[part], cols[part], batch[part])]
-            outs.append(self._select(xp, _pool_windows(xp, wy[part], window, wx[part])) *
-                        inv[part][:, None, None, None])
-        if not outs:
-            ph, pw = self.p.pooled_size
-            return [xp.zeros((0, self._channels(data.shape[1]), ph, pw), data.dtype)]
-        return [xp.concatenate(outs)]
-
     def _spread(self, xp, dy):
         """Position-sensitive heads (R, C_out, PH, PW) -> per input channel (R, C_in, PH, PW)."""
         if not self.p.position_sensitive:
@@ -303,22 +229,3 @@ class ROIAlign(Operator):
         i, j = xp.arange(ph)[:, None], xp.arange(pw)[None, :]
         full[:, :, i, j, i, j] = dy
         return full.reshape(r, cout * ph * pw, ph, pw)
-
-    def backward(self, octx, out_grads, inputs, outputs, aux):
-        xp = octx.xp
-        data, rois = inputs
-        n, c, h, w = data.shape
-        windows = self._windows(xp, data, rois)
-        wy, wx, rows, cols, batch, inv = windows
-        targets, weights = [], []
-        for part in self._chunks(data, windows):
-            dy = self._spread(xp, out_grads[0][part] * inv[part][:, None, None, None])
-            dwin = _unpool_windows(xp, wy[part], dy, wx[part])                # (R, Kh, Kw, C)
-            pos = self._positions(data, rows[part], cols[part], batch[part])
-            targets.append((pos[..., None] * c + xp.arange(c)).reshape(-1))
-            weights.append(dwin.reshape(-1))
-        grad = xp.zeros(data.size, dtype=data.dtype)
-        if targets:
-            grad = xp.bincount(xp.concatenate(targets), weights=xp.concatenate(weights),
-                               minlength=data.size).astype(data.dtype)
-        return [grad.reshape(n, h, w, c).transpose(0, 3, 1, 2).copy(), xp.zeros_like(rois)]

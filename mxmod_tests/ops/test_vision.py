@@ -200,3 +200,34 @@ def test_group_norm_and_batchnorm_v1():
     moving = [np.zeros(6), np.ones(6)]
     inference = (x - moving[0][:, None, None]) / np.sqrt(1 + 1e-3) * g[:, None, None] + b[:, None, None]
     check_forward('BatchNorm_v1', bn, [x, g, b], [inference, moving[0], moving[1]], aux=moving)
+
+
+def psroi_ref(data, rois, out_dim, p, group, scale):
+    out = np.zeros((len(rois), out_dim, p, p))
+    h, w = data.shape[2:]
+    for r, roi in enumerate(rois):
+        x0, y0, x1, y1 = (np.sign(v) * np.floor(abs(v) + 0.5) for v in roi[1:])
+        sx, sy, ex, ey = x0 * scale, y0 * scale, (x1 + 1) * scale, (y1 + 1) * scale
+        bh, bw = max(ey - sy, 0.1) / p, max(ex - sx, 0.1) / p
+        for i in range(p):
+            for j in range(p):
+                hs, he = (min(max(f(v), 0), h) for f, v in ((math.floor, i * bh + sy),
+                                                             (math.ceil, (i + 1) * bh + sy)))
+                ws, we = (min(max(f(v), 0), w) for f, v in ((math.floor, j * bw + sx),
+                                                             (math.ceil, (j + 1) * bw + sx)))
+                gh, gw = min(int(i * group / p), group - 1), min(int(j * group / p), group - 1)
+                for c in range(out_dim):
+                    if he > hs and we > ws:
+                        out[r, c, i, j] = data[int(roi[0]), (c * group + gh) * group + gw,
+                                               hs:he, ws:we].mean()
+    return out
+
+
+@pytest.mark.parametrize('group', [3, 2])
+def test_psroi_pooling(group):
+    data = RNG.uniform(-1, 1, (2, 2 * group * group, 7, 8))
+    rois = np.array([[0, 1.2, 0.7, 6.6, 5.1], [1, 0, 0, 8, 7], [1, -2, 1, 5, 9]])
+    attrs = {'spatial_scale': 0.7, 'output_dim': 2, 'pooled_size': 3, 'group_size': group}
+    check_forward('_contrib_PSROIPooling', attrs, [data, rois],
+                  [psroi_ref(data, rois, 2, 3, group, np.float32(0.7))])
+    check_grad('_contrib_PSROIPooling', attrs, [data, rois], wrt=[0])
