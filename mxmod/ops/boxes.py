@@ -96,7 +96,8 @@ def center_to_corner(xp, box):
 _BLOCK = 256
 
 
-def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True):
+def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True, overlap=None,
+                    keep_limit=None):
     """Greedy NMS over (B, K) boxes already sorted by descending score: for each reference
     position in turn, later alive boxes (of the same class unless ``classes`` is None) whose IoU
     with it exceeds ``threshold`` (``>=`` when not ``strict``) are dropped. Returns ``alive``.
@@ -105,7 +106,19 @@ def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True):
     alive position). Inside a block the greedy outcome is the fixed point of "alive unless an
     earlier alive box of the block overlaps", reached by iterating (each iteration settles at
     least one more position, usually all of them in a few); the block's survivors then suppress
-    the later blocks in one step."""
+    the later blocks in one step. ``overlap(xp, a, b)`` replaces the IoU of ``encode`` boxes;
+    with ``keep_limit`` the work stops once that many boxes are kept (later ones are dropped),
+    which leaves the kept boxes unchanged."""
+    def overlaps(a, b):
+        return pair_iou(xp, a, b, encode)[0] if overlap is None else overlap(xp, a, b)
+
+    def hits(a, b):
+        iou = overlaps(a, b)
+        return (iou > threshold) if strict else (iou >= threshold)
+
+    if boxes.shape[0] == 1:
+        return _greedy_one(xp, boxes[0], alive[0], None if classes is None else classes[0],
+                           hits, keep_limit)[None]
     alive = alive.copy()
     live_any = alive.any(axis=0)
     positions = xp.nonzero(live_any)[0]
@@ -116,24 +129,58 @@ def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True):
         stop = min(start + _BLOCK, end - 1)
         if not bool(live_any[start:stop].any()):
             continue
-        others = boxes[:, start:end]
-        iou, _ = pair_iou(xp, boxes[:, start:stop, None], others[:, None, :], encode)
-        hit = (iou > threshold) if strict else (iou >= threshold)       # (B, block, end-start)
+        hit = hits(boxes[:, start:stop, None], boxes[:, None, start:end])   # (B, block, K')
         hit &= xp.arange(start, end)[None, None, :] > xp.arange(start, stop)[None, :, None]
         if classes is not None:
             hit &= classes[:, start:stop, None] == classes[:, None, start:end]
         size = stop - start
-        base = alive[:, start:stop]
-        inner = hit[:, :, :size]
-        current = base
-        for _ in range(size):
-            following = base & ~(inner & current[:, :, None]).any(axis=1)
-            if bool((following == current).all()):
-                break
-            current = following
+        current = _settle(xp, alive[:, start:stop], hit[:, :, :size])
         alive[:, start:stop] = current
         if stop < end:
             alive[:, stop:end] &= ~(hit[:, :, size:] & current[:, :, None]).any(axis=1)
+        if keep_limit is not None and int(alive[:, :stop].sum(axis=1).min()) >= keep_limit:
+            break
+    if keep_limit is not None:
+        alive &= xp.cumsum(alive, axis=1) <= keep_limit
+    return alive
+
+
+def _settle(xp, base, inner):
+    """Greedy survivors of a block: the fixed point of ``base & ~any(inner[i, j] & alive[i])``
+    over earlier block members i (each iteration settles at least one more position)."""
+    current = base
+    for _ in range(base.shape[-1]):
+        following = base & ~(inner & current[..., :, None]).any(axis=-2)
+        if bool((following == current).all()):
+            break
+        current = following
+    return current
+
+
+def _greedy_one(xp, boxes, alive, classes, hits, keep_limit):
+    """:func:`greedy_suppress` for one image: each round takes the next block of alive boxes as
+    references and tests them only against the boxes still alive after them."""
+    alive = alive.copy()
+    start = 0
+    while True:
+        rest = xp.nonzero(alive[start:])[0] + start
+        if rest.size == 0:
+            break
+        block = rest[:_BLOCK]
+        size = int(block.shape[0])
+        hit = hits(boxes[block][:, None], boxes[rest][None, :])          # (block, rest)
+        hit &= rest[None, :] > block[:, None]
+        if classes is not None:
+            hit &= classes[block][:, None] == classes[rest][None, :]
+        current = _settle(xp, xp.ones(size, dtype=bool), hit[:, :size])
+        alive[block] = current
+        if rest.shape[0] > size:
+            alive[rest[size:]] &= ~(hit[:, size:] & current[:, None]).any(axis=0)
+        start = int(block[-1]) + 1
+        if keep_limit is not None and int(alive[:start].sum()) >= keep_limit:
+            break
+    if keep_limit is not None:
+        alive &= xp.cumsum(alive) <= keep_limit
     return alive
 
 

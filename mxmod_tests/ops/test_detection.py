@@ -54,9 +54,10 @@ def nms_ref(data, thresh, valid_thresh=0.0, topk=-1, id_index=-1, force=False):
                                    {'overlap_thresh': 0.2, 'id_index': 0},
                                    {'overlap_thresh': 0.1, 'id_index': 0, 'force_suppress': True,
                                     'valid_thresh': 0.3}])
-def test_box_nms(attrs):
-    data = np.concatenate([RNG.randint(0, 3, (2, 10, 1)), RNG.uniform(0, 1, (2, 10, 1)),
-                           corner_boxes(2, 10)], axis=-1)
+@pytest.mark.parametrize('batch', [1, 2])
+def test_box_nms(attrs, batch):
+    data = np.concatenate([RNG.randint(0, 3, (batch, 10, 1)), RNG.uniform(0, 1, (batch, 10, 1)),
+                           corner_boxes(batch, 10)], axis=-1)
     want = nms_ref(data, attrs['overlap_thresh'], attrs.get('valid_thresh', 0.0),
                    attrs.get('topk', -1), attrs.get('id_index', -1),
                    attrs.get('force_suppress', False))
@@ -67,7 +68,7 @@ def test_box_nms(attrs):
     dy = RNG.uniform(size=data.shape)
     grad = op.backward(octx, [dy, None], [None], outs, [])[0]
     record = outs[1][..., 0].astype(int)
-    for b in range(2):
+    for b in range(batch):
         for i, src in enumerate(record[b]):
             if src >= 0:
                 np.testing.assert_array_equal(grad.reshape(-1, 6)[src], dy[b, i])
@@ -135,3 +136,26 @@ def test_multibox_target_and_detection_round_trip():
     assert (dets[2:, 0] == -1).all()
     with pytest.raises(MXNetError):
         make('_contrib_MultiBoxTarget').infer_shape([(2, 4, 4), (1, 2, 5), None], [None] * 3)
+
+
+def test_proposal_shapes_padding_and_batches():
+    cls = RNG.uniform(0, 1, (2, 12, 4, 5)).astype(np.float32)
+    deltas = RNG.uniform(-0.2, 0.2, (2, 24, 4, 5)).astype(np.float32)
+    info = np.array([[30, 38, 1.0], [25, 30, 0.5]], np.float32)
+    attrs = dict(feature_stride=8, scales=(2.0, 4.0, 8.0), ratios=(1.0, 2.0), rpn_min_size=2,
+                 rpn_pre_nms_top_n=40, rpn_post_nms_top_n=50, output_score=True)
+    rois, scores = run_forward(make('_contrib_MultiProposal', **attrs), [cls, deltas, info])
+    assert rois.shape == (100, 5) and scores.shape == (100, 1)
+    np.testing.assert_array_equal(rois[:50, 0], 0)
+    np.testing.assert_array_equal(rois[50:, 0], 1)
+    assert (rois[:, 1] <= rois[:, 3]).all() and (rois[:50, 3] <= 37).all()
+    for b in range(2):
+        single = run_forward(make('_contrib_Proposal', **attrs),
+                             [cls[b:b + 1], deltas[b:b + 1], info[b:b + 1]])
+        np.testing.assert_array_equal(single[0][:, 1:], rois[b * 50:(b + 1) * 50, 1:])
+        kept = np.unique(single[0][:, 1:], axis=0).shape[0]
+        assert kept <= 40           # fewer than post_nms_top_n kept: the rest repeat them
+    with pytest.raises(MXNetError, match='one image'):
+        run_forward(make('_contrib_Proposal', **attrs), [cls, deltas, info])
+    with pytest.raises(MXNetError, match='anchors'):
+        run_forward(make('_contrib_MultiProposal', **attrs), [cls[:, :6], deltas, info])
