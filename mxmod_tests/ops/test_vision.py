@@ -231,3 +231,21 @@ def test_psroi_pooling(group):
     check_forward('_contrib_PSROIPooling', attrs, [data, rois],
                   [psroi_ref(data, rois, 2, 3, group, np.float32(0.7))])
     check_grad('_contrib_PSROIPooling', attrs, [data, rois], wrt=[0])
+
+
+def test_rotated_roi_align_reduces_to_roi_align():
+    data = RNG.uniform(-1, 1, (2, 3, 8, 9))
+    boxes = np.array([[0, 4.2, 3.1, 5.6, 3.3], [1, 2.5, 5.0, 4.0, 4.0]])
+    rotated = np.concatenate([boxes, np.zeros((2, 1))], axis=1)
+    corners = np.stack([boxes[:, 0], boxes[:, 1] - boxes[:, 3] / 2, boxes[:, 2] - boxes[:, 4] / 2,
+                        boxes[:, 1] + boxes[:, 3] / 2, boxes[:, 2] + boxes[:, 4] / 2], 1)
+    want = run_forward(make('_contrib_ROIAlign', pooled_size=(3, 2), spatial_scale=1.0,
+                            sample_ratio=2), [data, corners])[0]
+    check_forward('_contrib_RROIAlign', {'pooled_size': (3, 2), 'spatial_scale': 1.0,
+                                         'sampling_ratio': 2}, [data, rotated], [want])
+    turned = rotated.copy()
+    turned[:, 5] = 180          # half a turn reverses the bins
+    flipped = run_forward(make('_contrib_RROIAlign', pooled_size=(3, 2), spatial_scale=1.0,
+                               sampling_ratio=2), [data, turned])[0]
+    np.testing.assert_allclose(flipped, want[:, :, ::-1, ::-1], atol=1e-12)
+    assert not make('_contrib_RROIAlign', pooled_size=(2, 2), spatial_scale=1.0).differentiable
