@@ -117,14 +117,22 @@ def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True, o
         return (iou > threshold) if strict else (iou >= threshold)
 
     if boxes.shape[0] == 1:
-        return _greedy_one(xp, boxes[0], alive[0], None if classes is None else classes[0],
-                           hits, keep_limit)[None]
+        alive = _greedy_one(xp, boxes[0], alive[0], None if classes is None else classes[0],
+                            hits, keep_limit)[None]
+    else:
+        alive = _greedy_batched(xp, boxes, alive, classes, hits, keep_limit)
+    if keep_limit is not None:
+        alive &= xp.cumsum(alive, axis=1) <= keep_limit
+    return alive
+
+
+def _greedy_batched(xp, boxes, alive, classes, hits, keep_limit):
+    """:func:`greedy_suppress` for a batch: blocks of reference positions against the later
+    positions of every image at once."""
     alive = alive.copy()
     live_any = alive.any(axis=0)
     positions = xp.nonzero(live_any)[0]
-    if positions.size == 0:
-        return alive
-    end = int(positions[-1]) + 1
+    end = int(positions[-1]) + 1 if positions.size else 0
     for start in range(0, end - 1, _BLOCK):
         stop = min(start + _BLOCK, end - 1)
         if not bool(live_any[start:stop].any()):
@@ -140,8 +148,6 @@ def greedy_suppress(xp, boxes, alive, classes, threshold, encode, strict=True, o
             alive[:, stop:end] &= ~(hit[:, :, size:] & current[:, :, None]).any(axis=1)
         if keep_limit is not None and int(alive[:, :stop].sum(axis=1).min()) >= keep_limit:
             break
-    if keep_limit is not None:
-        alive &= xp.cumsum(alive, axis=1) <= keep_limit
     return alive
 
 
@@ -179,8 +185,6 @@ def _greedy_one(xp, boxes, alive, classes, hits, keep_limit):
         start = int(block[-1]) + 1
         if keep_limit is not None and int(alive[:start].sum()) >= keep_limit:
             break
-    if keep_limit is not None:
-        alive &= xp.cumsum(alive) <= keep_limit
     return alive
 
 
