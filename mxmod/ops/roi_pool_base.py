@@ -3,8 +3,6 @@ is a matrix of row weights (bins x rows) and one of column weights (bins x colum
 pooling is ``A_y @ image @ A_x^T``. Each ROI's window (the rows and columns its weights touch) is
 gathered from an NHWC view of the feature map and pooled with two batched products; the
 gradient is the transposed product, scattered back with one bincount."""
-import numpy as np
-
 from .base import Operator
 
 _CHUNK_ELEMENTS = 1 << 22
