@@ -39,7 +39,14 @@ def sgd(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
 
 
 def _mom_step(xp, mom, weight, grad, momentum, lr, wd, rg, cg):
-    """The momentum recurrence shared by sgd_mom_update and the multi-SGD kernels."""
+    """The momentum recurrence shared by sgd_mom_update and the multi-SGD kernels.
+
+    With a momentum array of the weight's and gradient's dtype the new momentum is written into
+    it, through one scratch array, by the same operations in the same order (so the same
+    roundings) as the expression below; the result is then ``mom`` itself."""
+    if mom is not None and _inplace_ok(mom, weight, grad):
+        _mom_step_into(xp, mom, weight, grad, momentum, lr, wd, rg, cg)
+        return mom
     if cg >= 0:
         step = lr * clip(xp, rg * grad, cg)
     else:
@@ -49,11 +56,33 @@ def _mom_step(xp, mom, weight, grad, momentum, lr, wd, rg, cg):
     return momentum * mom - (lr * wd) * weight - step
 
 
+def _inplace_ok(mom, weight, grad):
+    return (mom.dtype == weight.dtype == grad.dtype and mom.shape == weight.shape == grad.shape
+            and mom.flags.writeable and mom.flags.c_contiguous)
+
+
+def _mom_step_into(xp, mom, weight, grad, momentum, lr, wd, rg, cg):
+    """The new momentum written into ``mom``; returns the scratch array, free for reuse."""
+    scratch = xp.multiply(weight, lr * wd)
+    xp.multiply(mom, momentum, out=mom)
+    xp.subtract(mom, scratch, out=mom)
+    if cg >= 0:
+        xp.multiply(grad, rg, out=scratch)
+        xp.clip(scratch, -cg, cg, out=scratch)
+        xp.multiply(scratch, lr, out=scratch)
+    else:
+        xp.multiply(grad, lr * rg, out=scratch)
+    xp.subtract(mom, scratch, out=mom)
+    return scratch
+
+
 def sgd_mom(xp, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
     """``sgd_mom_update``: mom = momentum*mom - lr*wd*w - lr*clip(rescale*g); w += mom."""
     t = weight.dtype
     args = [scalar(t, v) for v in (momentum, lr, wd, rescale_grad, clip_gradient)]
-    mom[...] = _mom_step(xp, mom, weight, grad, *args)
+    step = _mom_step(xp, mom, weight, grad, *args)
+    if step is not mom:
+        mom[...] = step
     return weight + mom
 
 
@@ -67,10 +96,13 @@ def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, c
     w = weight32 if weight32 is not None else weight
     g = grad.astype(t, copy=False)
     args = [scalar(t, v) for v in (momentum, lr, wd, rescale_grad, clip_gradient)]
-    step = _mom_step(xp, mom, w, g, *args)
-    if mom is not None:
-        mom[...] = step
-    new = w + step
+    if mom is not None and _inplace_ok(mom, w, g):
+        new = xp.add(w, mom, out=_mom_step_into(xp, mom, w, g, *args))
+    else:
+        step = _mom_step(xp, mom, w, g, *args)
+        if mom is not None:
+            mom[...] = step
+        new = w + step
     if weight32 is not None:
         weight32[...] = new
         return new.astype(weight.dtype)
