@@ -40,6 +40,9 @@ _POLLS_PER_LOOK = 32
 # after this many polls a waiting rank lets other processes run between looks (as MPI libraries
 # do in their own blocking waits); a transfer in progress completes well before
 _POLLS_BEFORE_YIELD = 1024
+# pause between looks once a wait has lasted (a sleep gives the core and the GIL to the
+# process's other threads, e.g. backward while the communication thread waits for a peer)
+_IDLE_PAUSE = 20e-6
 # longest sleep between two polls of an exiting rank waiting for the other ranks' goodbyes
 _GOODBYE_PAUSE = 1e-3
 # how long a failing process lets its goodbyes leave
@@ -128,7 +131,7 @@ class PeerWatch(object):
                 if message is not None and not test():
                     raise MXNetError(message)
             if polls >= _POLLS_BEFORE_YIELD:
-                os.sched_yield()
+                time.sleep(_IDLE_PAUSE)
 
     def handshake(self, peers, what):
         """Exchange a hello with every rank of ``peers`` (channel ``'stores'``) before a blocking
