@@ -136,8 +136,8 @@ def launch(name, link, args):
     out = tempfile.mktemp(suffix='.json')
     env = dict(os.environ, MXMOD_NET_EMULATION=link, OMP_NUM_THREADS='1',
                OPENBLAS_NUM_THREADS='1', PYTHONPATH=os.path.dirname(HERE))
-    cmd = [sys.executable, '-m', 'mxmod.launch', '-n', '2', 'python', os.path.abspath(__file__),
-           '--worker', '--workload', name, '--out', out, '--steps', str(args.steps),
+    cmd = [sys.executable, '-m', 'mxmod.launch', '-n', str(args.workers), 'python',
+           os.path.abspath(__file__), '--worker', '--workload', name, '--out', out, '--steps', str(args.steps),
            '--rounds', str(args.rounds)]
     subprocess.run(cmd, env=env, check=True, timeout=3600)
     with open(out) as handle:
@@ -165,6 +165,8 @@ def hidden_share(measured, best):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--workloads', default='resnet20,mlp50m,lstm')
+    parser.add_argument('--workers', type=int, default=2,
+                        help='MPI workers (more than the cores: they share them)')
     parser.add_argument('--steps', type=int, default=5)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--comm-share', type=float, default=0.5,
@@ -186,7 +188,9 @@ def main():
         prof = calibrate(name, args.steps)
         total = sum(p['bytes'] for p in prof['params'])
         step1 = prof['forward_s'] + prof['backward_s'] + prof['update_s']
-        mbit = total * 8 / (args.comm_share * step1) / 1e6      # ring on 2 workers sends `total`
+        # a ring all-reduce sends 2 (n - 1) / n of the gradient bytes from every worker
+        sent = 2.0 * (args.workers - 1) / args.workers * total
+        mbit = sent * 8 / (args.comm_share * step1) / 1e6
         for link in ('bandwidth=%.3gMbit/s,latency=50us' % mbit, args.fast_link):
             res = launch(name, link, args)
             eff = efficiency(res['compute'], res['comm'], res['on'])
