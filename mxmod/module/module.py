@@ -10,6 +10,7 @@ from ..ndarray import zeros
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 from .module_optim import OptimizerMixin
+from . import checkpointing
 
 __all__ = ['Module']
 
@@ -99,29 +100,27 @@ class Module(OptimizerMixin, BaseModule):
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
         """Create a Module from ``prefix-symbol.json`` and ``prefix-%04d.params``.
 
-        The parameters are set when the module is bound; with ``load_optimizer_states`` the
-        ``prefix-%04d.states`` file is loaded by ``init_optimizer``. ``kwargs`` go to Module.
+        The files are checked against the checkpoint's manifest (when mxmod wrote it), so a set
+        torn by an interrupted save raises :class:`mxmod.checkpoint.TornCheckpointError`. The
+        parameters are set when the module is bound; with ``load_optimizer_states`` the
+        ``prefix-%04d.states`` file (checked now) is loaded by ``init_optimizer``, together with
+        the optimizer's update counters, so that ``fit(begin_epoch=epoch)`` resumes exactly (see
+        :mod:`mxmod.module.checkpointing` for what else a resumed run needs). ``kwargs`` go to
+        Module.
         """
-        from ..model import load_checkpoint  # pylint: disable=import-outside-toplevel
-        sym, args, auxs = load_checkpoint(prefix, epoch)
-        mod = Module(symbol=sym, **kwargs)
-        mod._arg_params = args
-        mod._aux_params = auxs
-        mod.params_initialized = True
-        if load_optimizer_states:
-            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
-        return mod
+        return checkpointing.load_module_checkpoint(Module, prefix, epoch, load_optimizer_states,
+                                                    kwargs)
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
-        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states``."""
-        self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
-        param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
-        logging.info('Saved checkpoint to "%s"', param_name)
-        if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
+        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states``.
+
+        The files are written as one save with ``prefix-%04d.manifest.json`` (their sizes and
+        hashes, and the optimizer's update counters for an exact resume); MXNet ignores the
+        manifest and loads the other files as its own.
+        """
+        checkpointing.save_module_checkpoint(self, prefix, epoch, save_optimizer_states,
+                                             remove_amp_cast)
+        logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
 
     def _reset_bind(self):
         self.binded = False

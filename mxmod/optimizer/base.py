@@ -294,8 +294,12 @@ class Optimizer(object):
     def __setstate__(self, state):
         self.__dict__ = state
         self.param_dict = {}
-        if 'allow_np_array' not in state:
-            self.allow_np_array = False
+        # attributes that optimizers pickled by older MXNet versions do not have
+        for key, default in (('allow_np_array', False), ('aggregate_num', 0),
+                             ('multi_precision', False), ('sym_info', ())):
+            state.setdefault(key, default)
+        if '_all_index_update_counts' not in state and '_index_update_count' in state:
+            self._all_index_update_counts = {0: self._index_update_count}
 
 
 def _warn_float16(weight, multi_precision, name):

@@ -6,7 +6,7 @@ states in MXNet's pickle format (see :mod:`.pickling`)."""
 from ..context import device_scope
 from ..ndarray.ndarray import NDArray
 from ..profiler.hooks import traced
-from .pickling import dumps, loads
+from .pickling import dumps, load_states
 
 __all__ = ['Updater', 'get_updater']
 
@@ -94,19 +94,23 @@ class Updater(object):
             return tuple(synced) if isinstance(state, tuple) else synced
         return state
 
-    def set_states(self, states):
+    def set_states(self, states, source=None):
         """Load states pickled by :meth:`get_states` (by mxmod or MXNet).
+
+        Only the classes such pickles contain can be created; anything else (and any damaged
+        pickle) raises an MXNetError before the current states are touched.
 
         Parameters
         ----------
         states : bytes
             A pickled states dict, or a pickled ``(states, optimizer)`` pair.
+        source : str, optional
+            Where the bytes came from (a file name), for error messages.
         """
-        states = loads(states)
-        if isinstance(states, tuple) and len(states) == 2:
-            self.states, self.optimizer = states
-        else:
-            self.states = states
+        states, optimizer = load_states(states, source)
+        self.states = states
+        if optimizer is not None:
+            self.optimizer = optimizer
         # MXNet keeps the old flag here (and loops forever when the loaded optimizer does not
         # aggregate); follow the optimizer actually loaded instead.
         self.aggregate_updates = self.optimizer.aggregate_num > 0
