@@ -4,7 +4,6 @@ A file is written to a temporary in its own folder, flushed to disk (``fsync``),
 target, and the folder is flushed so that the rename survives a crash. A temporary is named
 ``.<target>.tmp-<pid>@<host>.<random>``: a save that was killed leaves one behind, and the next
 save into that folder removes the temporaries whose process no longer runs on this host."""
-import errno
 import os
 import re
 import socket
@@ -87,10 +86,8 @@ def fsync_dir(folder):
 def _folder_of(fname):
     folder = os.path.dirname(os.path.abspath(fname))
     if not os.path.isdir(folder):
-        err = SaveDirectoryError('cannot save %r: its directory %r does not exist (create it '
+        raise SaveDirectoryError('cannot save %r: its directory %r does not exist (create it '
                                  'first)' % (fname, folder))
-        err.errno, err.filename = errno.ENOENT, fname
-        raise err
     return folder
 
 

@@ -9,14 +9,20 @@ progress; the user must bring the rest: the same network, optimizer settings, ba
 devices, and data in the same order (an iterator that yields the batches of epoch ``n`` as the
 uninterrupted run did: no shuffling, or a shuffle seeded per epoch), and the random seed of
 random operators such as Dropout (``mx.random.seed``)."""
+import numpy as np
+
 from .. import checkpoint
+from .. import ndarray
+from ..base import MXNetError
+from ..ndarray import serialization
+from ..symbol import json_io
 from ..model import params_bytes, load_params, load_symbol
 from ..optimizer.pickling import load_states, read_states_file
 from ..optimizer.position import get_position, restore_position
 from ..optimizer.states_check import check_states_match
 
 __all__ = ['save_module_checkpoint', 'load_module_checkpoint', 'load_module_states',
-           'restore_saved_position']
+           'restore_saved_position', 'save_bucketing_checkpoint', 'load_bucketing_files']
 
 
 def _symbol_file(prefix):
@@ -115,3 +121,34 @@ def load_module_states(module, fname):
     else:
         module._updater.set_states(blob, source=fname)
     restore_saved_position(module, fname)
+
+
+def save_bucketing_checkpoint(module, prefix, epoch, remove_amp_cast):
+    """Write a BucketingModule's parameters, bucket symbols and bucket keys as one save."""
+    arg_params, aux_params = module.get_params()
+    contents = {'%s-%04d.params' % (prefix, epoch): params_bytes(arg_params, aux_params)}
+    for bucket_key in module._buckets:
+        symbol, _, _ = module._sym_gen(bucket_key)
+        contents['%s-%s-symbol.json' % (prefix, bucket_key)] = symbol.tojson(
+            remove_amp_cast=remove_amp_cast)
+    keys = ndarray.array(list(module._buckets.keys()), dtype=np.int32)
+    contents['%s.buckets' % prefix] = serialization.dumps([keys])
+    checkpoint.save_files(prefix, epoch, contents)
+
+
+def load_bucketing_files(prefix, epoch):
+    """(bucket key -> Symbol, arg_params, aux_params) of a BucketingModule checkpoint."""
+    reader = checkpoint.CheckpointReader(prefix, epoch)
+    fname = '%s.buckets' % prefix
+    loaded = serialization.loads(reader.read(fname, 'bucket keys', required=False),
+                                 'file %r' % fname)
+    if not isinstance(loaded, list) or len(loaded) != 1 or loaded[0] is None \
+            or loaded[0].ndim != 1:
+        raise MXNetError('%r must hold one 1-d array of bucket keys' % fname)
+    keys = [int(k) for k in loaded[0].asnumpy().astype('int32')]
+    sym_dict = {}
+    for key in keys:
+        name = '%s-%s-symbol.json' % (prefix, key)
+        sym_dict[key] = json_io.load_source(reader.read(name, 'symbol', required=False), name)
+    arg_params, aux_params = load_params(prefix, epoch, reader)
+    return sym_dict, arg_params, aux_params

@@ -11,7 +11,8 @@ import numpy as np
 from ..ndarray.ndarray import NDArray
 from .safe_unpickle import StatesFileError, MAX_DEPTH
 
-__all__ = ['check_states_object', 'check_optimizer_object', 'check_states_match']
+__all__ = ['check_states_object', 'check_optimizer_object', 'check_states_match',
+           'check_scheduler']
 
 _NUMBER_ATTRS = ('wd', 'rescale_grad')
 _OPTIONAL_NUMBER_ATTRS = ('lr', 'clip_gradient')
@@ -71,9 +72,94 @@ def _check_plain(value, where, source, depth=0):
               % (where, type(value).__name__))
 
 
+# per scheduler class (and its subclasses): attribute -> rule
+_SCHEDULER_RULES = {
+    'LRScheduler': {'base_lr': 'number', 'warmup_steps': 'count', 'warmup_begin_lr': 'number',
+                    'warmup_final_lr': 'number', 'warmup_mode': ('linear', 'constant')},
+    'FactorScheduler': {'step': 'positive', 'factor': 'number', 'stop_factor_lr': 'number',
+                        'count': 'count'},
+    'MultiFactorScheduler': {'step': 'steps', 'factor': 'number', 'cur_step_ind': 'count',
+                             'count': 'count'},
+    'PolyScheduler': {'power': 'number', 'base_lr_orig': 'number', 'max_update': 'positive',
+                      'final_lr': 'number', 'max_steps': 'int'},
+    'CosineScheduler': {'base_lr_orig': 'number', 'max_update': 'positive', 'final_lr': 'number',
+                        'max_steps': 'int'},
+}
+# a FactorScheduler catching up more steps than this at one call is not a saved position
+MAX_CATCH_UP = 10 ** 7
+
+
+def _follows(rule, value):
+    if isinstance(rule, tuple):
+        return value in rule
+    if rule == 'number':
+        return isinstance(value, numbers.Real) and not isinstance(value, bool) \
+            and np.isfinite(value)
+    if rule == 'steps':
+        return isinstance(value, list) and bool(value) and all(_is_count(v) and v >= 1
+                                                               for v in value) \
+            and all(a < b for a, b in zip(value, value[1:]))
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        return False
+    return {'count': value >= 0, 'positive': value >= 1, 'int': True}[rule]
+
+
+def check_scheduler(sched, num_update, where, fail):
+    """Check a learning-rate scheduler restored from a file against its class's rules and the
+    optimizer's ``num_update``; ``fail(what)`` raises."""
+    for klass in type(sched).__mro__:
+        for key, rule in _SCHEDULER_RULES.get(klass.__name__, {}).items():
+            value = getattr(sched, key, None)
+            if not _follows(rule, value):
+                fail('%s.%s is %r, expected %s' % (where, key, value, rule if isinstance(
+                    rule, str) else 'one of %s' % (rule,)))
+    step, count = getattr(sched, 'step', None), getattr(sched, 'count', None)
+    if type(sched).__name__ == 'FactorScheduler' or isinstance(step, int):
+        if isinstance(step, int) and isinstance(count, int) and \
+                (num_update - count) // max(step, 1) > MAX_CATCH_UP:
+            fail('%s.count (%d) is too far behind num_update (%d) for a saved position'
+                 % (where, count, num_update))
+    if isinstance(step, list) and getattr(sched, 'cur_step_ind', 0) > len(step):
+        fail('%s.cur_step_ind is past its %d steps' % (where, len(step)))
+
+
+def _same_kind(template, value):
+    if template is None:
+        return True
+    if isinstance(template, bool):
+        return isinstance(value, (bool, numbers.Integral))
+    if isinstance(template, numbers.Real):
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    for kind in (str, dict, (list, tuple)):
+        if isinstance(template, kind):
+            return isinstance(value, kind)
+    return True
+
+
+def _check_like_template(opt, name, fail):
+    """Attributes a default instance of the class has must be there, of the same kind."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            template = type(opt)()
+    except Exception:  # pylint: disable=broad-except
+        return   # a user optimizer that needs arguments: only the common checks apply
+    for key, value in vars(template).items():
+        if key == 'param_dict':
+            continue    # never pickled
+        if key not in vars(opt):
+            fail('the pickled %s lacks %s' % (name, key))
+        if key in ('sym_info', 'lr_scheduler') + _OPTIONAL_NUMBER_ATTRS:
+            continue    # checked on their own (None is allowed)
+        if not _same_kind(value, vars(opt)[key]):
+            fail('%s.%s is %r, expected a %s like %r' % (name, key, vars(opt)[key],
+                                                         type(value).__name__, value))
+
+
 def check_optimizer_object(opt, source):
-    """Check a pickled optimizer: plain attributes, and numbers and counters where the update
-    reads them (a mutated file must not fail at the first update instead)."""
+    """Check a pickled optimizer: plain attributes of the kinds its class uses, numbers and
+    counters where the update reads them, a consistent scheduler (a mutated file must fail
+    here, not at the first update)."""
     from .base import Optimizer  # pylint: disable=import-outside-toplevel
     from ..lr_scheduler import LRScheduler  # pylint: disable=import-outside-toplevel
     if not isinstance(opt, Optimizer) or not isinstance(getattr(opt, '__dict__', None), dict):
@@ -82,15 +168,14 @@ def check_optimizer_object(opt, source):
     attrs = vars(opt)
     for key, value in attrs.items():
         _check_plain(value, '%s.%s' % (name, key), source)
-    required = _NUMBER_ATTRS + _OPTIONAL_NUMBER_ATTRS + _COUNT_ATTRS + _DICT_ATTRS
-    missing = [key for key in required if key not in attrs]
+    missing = [key for key in _NUMBER_ATTRS + _OPTIONAL_NUMBER_ATTRS + _COUNT_ATTRS + _DICT_ATTRS
+               + ('lr_scheduler',) if key not in attrs]
     if missing:
         _fail(source, 'the pickled %s lacks %s' % (name, ', '.join(missing)))
     for key in _NUMBER_ATTRS + _OPTIONAL_NUMBER_ATTRS:
-        value = attrs[key]
-        if not (value is None and key in _OPTIONAL_NUMBER_ATTRS) and (
-                isinstance(value, bool) or not isinstance(value, numbers.Real)):
-            _fail(source, '%s.%s is %r, expected a number' % (name, key, value))
+        if not (attrs[key] is None and key in _OPTIONAL_NUMBER_ATTRS) and \
+                not _follows('number', attrs[key]):
+            _fail(source, '%s.%s is %r, expected a finite number' % (name, key, attrs[key]))
     for key in _COUNT_ATTRS:
         if not _is_count(attrs[key]):
             _fail(source, '%s.%s is %r, expected a count >= 0' % (name, key, attrs[key]))
@@ -102,9 +187,13 @@ def check_optimizer_object(opt, source):
     counts.extend(attrs.get('_all_index_update_counts', {}).values())
     if any(not isinstance(c, dict) or not all(_is_count(v) for v in c.values()) for c in counts):
         _fail(source, '%s update counters must map keys to counts >= 0' % name)
+    _check_like_template(opt, name, lambda what: _fail(source, what))
     sched = attrs.get('lr_scheduler')
     if sched is not None and not isinstance(sched, LRScheduler):
         _fail(source, '%s.lr_scheduler is a %s' % (name, type(sched).__name__))
+    if sched is not None:
+        check_scheduler(sched, attrs['num_update'], '%s.lr_scheduler' % name,
+                        lambda what: _fail(source, what))
     if attrs['lr'] is None and sched is None:
         _fail(source, '%s has neither a learning rate nor a scheduler' % name)
 
