@@ -5,7 +5,7 @@ After each epoch (and again after its validation) it writes ``<prefix>-history.c
 ``<prefix>-history.json`` and, when matplotlib is installed (``pip install mxmod[plot]``),
 ``<prefix>-history.png``. ``Module.fit(..., history=...)`` wires it in; as plain callbacks it is
 ``batch_end_callback=hist``, ``epoch_end_callback=hist.epoch_end`` and
-``eval_end_callback=hist.eval_end``. A run resumed with ``begin_epoch=N`` keeps the recorded
+``eval_end_callback=hist.eval_end``, then ``hist.finish()``. A run resumed with ``begin_epoch=N`` keeps the recorded
 epochs before N. In a distributed job only rank 0 writes."""
 import csv
 import json
@@ -37,9 +37,12 @@ class MetricHistory(object):
         ``do_checkpoint`` puts them next to the checkpoints).
     plot : bool, optional
         Draw the PNG (default: when matplotlib is installed; True without it raises ImportError).
+    plot_every : float, default 10
+        Seconds between redrawings of the PNG (0: after every epoch); the last epoch of ``fit``
+        and :meth:`finish` always draw.
     """
 
-    def __init__(self, prefix, plot=None):
+    def __init__(self, prefix, plot=None, plot_every=10.0):
         if plot and not _matplotlib_available():
             raise ImportError('MetricHistory(plot=True) needs matplotlib: ' + _PLOT_EXTRA)
         self.prefix = str(prefix)
@@ -49,6 +52,10 @@ class MetricHistory(object):
         self._clock = time.time()
         self._metric = None
         self._module = None
+        self._validates = False      # eval_end seen: the epoch's plot waits for validation
+        self.plot_every = float(plot_every)
+        self._drawn = None           # when the PNG was last drawn
+        self._final = None           # the last epoch fit will train
 
     # ---- files --------------------------------------------------------------------
     @property
@@ -81,10 +88,12 @@ class MetricHistory(object):
         self.records.append(record)
         return record
 
-    def epoch_begin(self, epoch):  # pylint: disable=unused-argument
+    def epoch_begin(self, epoch, last=False):
         """Start the clock of an epoch (fit calls it; otherwise an epoch's time runs from the
-        end of the previous one)."""
+        end of the previous one); ``last`` says that fit ends after it (its plot is drawn)."""
         self._clock = time.time()
+        if last:
+            self._final = epoch
 
     def __call__(self, param):
         """Batch-end callback: remember the training metric and the module of the epoch."""
@@ -100,14 +109,24 @@ class MetricHistory(object):
             record['train'] = dict(self._metric.get_global_name_value())
         record['learning_rate'] = _learning_rate(self._module)
         self._clock = time.time()
-        self.save()
+        self.save(draw=not self._validates and self._draw_due(epoch))
 
     def eval_end(self, param):
         """Eval-end callback: record the epoch's validation metric."""
         if param.eval_metric is None:
             return
         self._record(param.epoch)['validation'] = dict(param.eval_metric.get_name_value())
-        self.save()
+        self._validates = True
+        self.save(draw=self._draw_due(param.epoch))
+
+    def _draw_due(self, epoch):
+        return (epoch == self._final or self._drawn is None
+                or time.time() - self._drawn >= self.plot_every)
+
+    def finish(self):
+        """Write every file, the plot included (after training with the callbacks alone)."""
+        if self.records:
+            self.save(draw=True)
 
     # ---- output ----------------------------------------------------------------------
     def columns(self):
@@ -119,8 +138,8 @@ class MetricHistory(object):
         return (['epoch', 'time', 'learning_rate'] + ['train-' + n for n in names['train']]
                 + ['validation-' + n for n in names['validation']])
 
-    def save(self):
-        """Write the CSV, JSON and (when plotting) PNG files (rank 0 only)."""
+    def save(self, draw=True):
+        """Write the CSV, JSON and (when plotting and ``draw``) PNG files (rank 0 only)."""
         if process_rank()[0] != 0:
             return
         folder = os.path.dirname(self.prefix)
@@ -139,8 +158,9 @@ class MetricHistory(object):
                 for part in ('train', 'validation'):
                     flat.update(('%s-%s' % (part, k), v) for k, v in record[part].items())
                 writer.writerow(['' if flat.get(c) is None else flat[c] for c in columns])
-        if self.plot:
+        if self.plot and draw:
             plot_history(self.records, self.png_path, title=os.path.basename(self.prefix))
+            self._drawn = time.time()
 
 
 def _learning_rate(module):
@@ -165,6 +185,7 @@ def plot_history(records, path, title=''):
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg  # pylint: disable=import-outside-toplevel
         from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+        from matplotlib.ticker import MaxNLocator  # pylint: disable=import-outside-toplevel
     except ImportError as err:
         raise ImportError('plotting the metric history needs matplotlib: %s (%s)'
                           % (_PLOT_EXTRA, err)) from err
@@ -178,21 +199,25 @@ def plot_history(records, path, title=''):
     figure = Figure(figsize=(4.5 * cols, 3.4 * rows), layout='constrained')
     FigureCanvasAgg(figure)
     for index, name in enumerate(panels):
-        axes = figure.add_subplot(rows, cols, index + 1)
-        if name == 'learning rate':
-            _draw(axes, records, lambda r: r['learning_rate'], 'learning rate', 'C2')
-            axes.set_ylabel('learning rate')
-        else:
-            _draw(axes, records, lambda r, n=name: r['train'].get(n), 'train', 'C0')
-            _draw(axes, records, lambda r, n=name: r['validation'].get(n), 'validation', 'C1')
-            axes.set_ylabel(name)
-            axes.legend(loc='best')
-        axes.set_xlabel('epoch')
-        axes.set_title(name)
-        axes.grid(True, alpha=0.3)
+        _panel(figure.add_subplot(rows, cols, index + 1), records, name, MaxNLocator)
     if title:
         figure.suptitle(title)
     figure.savefig(path, dpi=100)
+
+
+def _panel(axes, records, name, locator):
+    """One panel: a metric's training and validation curves, or the learning rate."""
+    if name == 'learning rate':
+        _draw(axes, records, lambda r: r['learning_rate'], 'learning rate', 'C2')
+    else:
+        _draw(axes, records, lambda r: r['train'].get(name), 'train', 'C0')
+        _draw(axes, records, lambda r: r['validation'].get(name), 'validation', 'C1')
+        axes.legend(loc='best')
+    axes.set_ylabel(name)
+    axes.set_xlabel('epoch')
+    axes.xaxis.set_major_locator(locator(integer=True))
+    axes.set_title(name)
+    axes.grid(True, alpha=0.3)
 
 
 def _draw(axes, records, value, label, color):
@@ -203,3 +228,5 @@ def _draw(axes, records, value, label, color):
         positive = [v for v in values if v > 0]
         if label == 'learning rate' and positive and max(positive) > 10 * min(positive):
             axes.set_yscale('log')
+        elif label == 'learning rate' and min(values) == max(values) > 0:
+            axes.set_ylim(0, 2 * values[0])      # a constant rate: a flat line mid-height

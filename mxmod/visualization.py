@@ -171,6 +171,32 @@ def _edge_label(src, shapes, types):
     return label
 
 
+def _draw_nodes(dot, nodes, base, hide_weights):
+    """Add the operator and input nodes to ``dot``; return the names of hidden weights."""
+    hidden = set()
+    for node in nodes:
+        if node['op'] == 'null' and node['name'].endswith(_WEIGHT_SUFFIXES):
+            if hide_weights:
+                hidden.add(node['name'])
+            continue        # a weight shown is drawn by its edge alone, as MXNet does
+        label, look = _node_look(node, base)
+        dot.node(name=node['name'], label=label, **look)
+    return hidden
+
+
+def _draw_edges(dot, nodes, hidden, shapes, types):
+    """Add an edge from every operator to each of its (shown) inputs."""
+    for node in nodes:
+        if node['op'] == 'null':
+            continue
+        inputs = node['inputs'][:1] if node['op'] == '_contrib_BilinearResize2D' else node['inputs']
+        for source, _, _ in inputs:
+            src = nodes[source]
+            if src['name'] not in hidden:
+                dot.edge(tail_name=node['name'], head_name=src['name'], dir='back',
+                         arrowtail='open', label=_edge_label(src, shapes, types))
+
+
 def _warn_repeated_names(nodes):
     seen, repeated = set(), []
     for node in nodes:
@@ -225,22 +251,6 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None, dtype=None
             'style': 'filled'}
     base.update(node_attrs)
     dot = Digraph(name=title, format=save_format)
-    hidden = set()
-    for node in nodes:
-        if node['op'] == 'null' and node['name'].endswith(_WEIGHT_SUFFIXES):
-            if hide_weights:
-                hidden.add(node['name'])
-            continue
-        label, look = _node_look(node, base)
-        dot.node(name=node['name'], label=label, **look)
-    for node in nodes:
-        if node['op'] == 'null':
-            continue
-        inputs = node['inputs'][:1] if node['op'] == '_contrib_BilinearResize2D' else node['inputs']
-        for source, _, _ in inputs:
-            src = nodes[source]
-            if src['name'] in hidden:
-                continue
-            dot.edge(tail_name=node['name'], head_name=src['name'], dir='back',
-                     arrowtail='open', label=_edge_label(src, shapes, types))
+    hidden = _draw_nodes(dot, nodes, base, hide_weights)
+    _draw_edges(dot, nodes, hidden, shapes, types)
     return dot

@@ -234,7 +234,7 @@ class BaseModule(object):
             eval_end_callback = with_extra(eval_end_callback, history.eval_end)
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
-            with epoch_scope(bar, history, epoch):
+            with epoch_scope(bar, history, epoch, last=epoch == num_epoch - 1):
                 name_values = train_epoch(self, epoch, train_data, eval_metric, callbacks,
                                           monitor, sparse_row_id_fn)
             end_epoch(self, epoch, tic, name_values, epoch_end_callback)

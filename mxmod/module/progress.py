@@ -73,11 +73,11 @@ def bar_output(bar):
 
 
 @contextlib.contextmanager
-def epoch_scope(bar, history, epoch):
-    """One training epoch of fit: the history's clock starts, log lines go through tqdm, and the
-    bar is closed at the end."""
+def epoch_scope(bar, history, epoch, last=False):
+    """One training epoch of fit (``last``: the final one): the history's clock starts, log lines
+    go through tqdm, and the bar is closed at the end."""
     if history is not None:
-        history.epoch_begin(epoch)
+        history.epoch_begin(epoch, last)
     try:
         with bar_output(bar):
             yield

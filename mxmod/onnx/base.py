@@ -55,6 +55,16 @@ def numpy_dtype(elem_type):
     return np.dtype(require_onnx().helper.tensor_dtype_to_np_dtype(elem_type))
 
 
+def unique_name(hint, used):
+    """``hint``, or ``hint_<k>`` for the first k that is not in the set ``used``; added to it."""
+    name, k = hint, 0
+    while name in used:
+        k += 1
+        name = '%s_%d' % (hint, k)
+    used.add(name)
+    return name
+
+
 def mx_op_key(name):
     """The canonical name under which MXNet operator ``name`` (or one of its aliases) is known."""
     cls = OPS.get(name)

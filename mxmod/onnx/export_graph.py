@@ -3,7 +3,7 @@ helpers whose form depends on the opset (Squeeze, Split, the reductions) or on d
 import numpy as np
 
 from ..base import MXNetError
-from .base import onnx_dtype, require_onnx
+from .base import onnx_dtype, require_onnx, unique_name
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
@@ -61,13 +61,7 @@ class ExportGraph(object):
     # ---- names ----------------------------------------------------------------------------
     def fresh(self, hint):
         """A tensor/node name not used yet, ``hint`` itself when free."""
-        hint = hint or 'tensor'
-        name, k = hint, 0
-        while name in self._used:
-            k += 1
-            name = '%s_%d' % (hint, k)
-        self._used.add(name)
-        return name
+        return unique_name(hint or 'tensor', self._used)
 
     # ---- nodes and constants ----------------------------------------------------------------
     def add(self, op_type, inputs, outputs=1, name=None, dtype=None, **attrs):

@@ -80,3 +80,15 @@ def export_and_compare(sym, inputs, tmp_path, args=None, auxs=None, rtol=1e-4, a
         assert e.shape == o.shape, (e.shape, o.shape)
         np.testing.assert_allclose(o, e, rtol=rtol, atol=atol)
     return path, expected, args, auxs
+
+
+def import_and_compare(path, inputs, expected, rtol=1e-5, atol=1e-6):
+    """Import the ONNX file back; mxmod must give ``expected`` from it."""
+    sym, args, auxs = mx.onnx.import_model(path)
+    # an input only used for its (static) shape is folded away
+    used = {k: v for k, v in inputs.items() if k in sym.list_arguments()}
+    got = mx_forward(sym, args, auxs, used)
+    assert len(got) == len(expected)
+    for e, o in zip(expected, got):
+        np.testing.assert_allclose(o.reshape(e.shape), e, rtol=rtol, atol=atol)
+    return sym, args, auxs

@@ -29,6 +29,12 @@ def _fit(prefix, num_epoch=3, begin_epoch=0, history=True, arg_params=None, **kw
     return mod
 
 
+@pytest.fixture
+def no_plots(monkeypatch):
+    """MetricHistory draws no PNG (drawing is tested once, in test_plot_is_a_png)."""
+    monkeypatch.setattr(mx.metric_history, '_matplotlib_available', lambda: False)
+
+
 def _logged(caplog, kind, epoch, name):
     for record in caplog.records:
         text = record.getMessage()
@@ -37,7 +43,7 @@ def _logged(caplog, kind, epoch, name):
     raise AssertionError('no log line for %s %s %s' % (epoch, kind, name))
 
 
-def test_fit_history_files_match_the_logged_values(tmp_path, caplog):
+def test_fit_history_files_match_the_logged_values(tmp_path, caplog, no_plots):
     (tmp_path / 'ckpt').mkdir()
     prefix = str(tmp_path / 'ckpt' / 'mlp')
     with caplog.at_level(logging.INFO):
@@ -63,9 +69,10 @@ def test_fit_history_files_match_the_logged_values(tmp_path, caplog):
     assert [float(r['validation-accuracy']) for r in rows] == pytest.approx(
         [r['validation']['accuracy'] for r in records])
     assert os.path.exists(prefix + '-0003.params')       # next to the checkpoints
+    assert not os.path.exists(prefix + '-history.png')
 
 
-def test_resumed_fit_keeps_earlier_epochs(tmp_path):
+def test_resumed_fit_keeps_earlier_epochs(tmp_path, no_plots):
     prefix = str(tmp_path / 'mlp')
     _fit(prefix, num_epoch=2)
     _, args, auxs = mx.model.load_checkpoint(prefix, 2)
@@ -79,7 +86,7 @@ def test_resumed_fit_keeps_earlier_epochs(tmp_path):
 def test_plot_is_a_png(tmp_path):
     pytest.importorskip('matplotlib')
     prefix = str(tmp_path / 'mlp')
-    _fit(prefix, num_epoch=2, history=prefix)
+    _fit(prefix, num_epoch=1, history=prefix)
     with open(prefix + '-history.png', 'rb') as src:
         assert src.read(8) == b'\x89PNG\r\n\x1a\n'
 
@@ -131,3 +138,16 @@ def test_tensorboard_log_metrics_callback(tmp_path):
     score = dict(mod.score(mx.io.NDArrayIter(data[40:], label[40:], 20), 'acc'))['accuracy']
     assert evals[-1][2] == pytest.approx(score, abs=1e-6)
     assert np.all([0 <= v <= 1 for _, _, v in train + evals])
+
+
+def test_plot_redrawn_after_plot_every_and_at_the_end(tmp_path, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(mx.metric_history, '_matplotlib_available', lambda: True)
+    monkeypatch.setattr(mx.metric_history, 'plot_history',
+                        lambda records, path, title='': drawn.append(len(records)))
+    prefix = str(tmp_path / 'mlp')
+    _fit(prefix, num_epoch=4, history=mx.callback.MetricHistory(prefix, plot_every=3600))
+    assert drawn == [1, 4]           # the first epoch (before validation is known), the last
+    drawn.clear()
+    _fit(prefix, num_epoch=3, history=mx.callback.MetricHistory(prefix, plot_every=0))
+    assert drawn == [1, 1, 2, 3]     # every epoch once it validates
