@@ -17,7 +17,7 @@ from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for
                        batch_end_param, with_extra)
 from .progress import maybe_bar, bar_output, epoch_scope, fit_history
 from .input_names import (_check_input_names, _check_names_match,  # noqa: F401
-                          _parse_data_desc)
+                          _parse_data_desc, check_training_labels)
 
 __all__ = ['BaseModule']
 
@@ -216,6 +216,8 @@ class BaseModule(object):
         """
         if num_epoch is None:
             raise ValueError('please specify number of epochs (fit(..., num_epoch=N))')
+        check_training_labels(self._symbol, getattr(self, 'label_names', None),
+                              getattr(train_data, 'provide_label', None))
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
         if monitor is not None:

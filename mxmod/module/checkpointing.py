@@ -20,6 +20,7 @@ from ..model import params_bytes, load_params, load_symbol
 from ..optimizer.pickling import load_states, read_states_file
 from ..optimizer.position import get_position, restore_position
 from ..optimizer.states_check import check_states_match
+from ..optimizer.state_keys import int_layout_devices
 
 __all__ = ['save_module_checkpoint', 'load_module_checkpoint', 'load_module_states',
            'restore_saved_position', 'save_bucketing_checkpoint', 'load_bucketing_files']
@@ -79,15 +80,20 @@ def load_module_checkpoint(module_class, prefix, epoch, load_optimizer_states, k
     return mod
 
 
-def _update_keys(module):
-    """Update key -> (parameter name, weight) for every weight the module's updater sees."""
+def _update_keys(module, saved_keys):
+    """Update key -> (parameter name, weight) for every weight the module's updater sees, and
+    the same for the keys of the other layout (see :mod:`mxmod.optimizer.state_keys`)."""
     group = module._exec_group
     pairs = list(zip(group.param_names, group.param_arrays))
-    if module._update_on_kvstore:
-        return {name: (name, arrays[0]) for name, arrays in pairs}
+    by_name = {name: (name, arrays[0]) for name, arrays in pairs}
     num_dev = len(module._context)
-    return {i * num_dev + k: (name, arrays[k]) for i, (name, arrays) in enumerate(pairs)
-            for k in range(num_dev)}
+    by_index = {i * num_dev + k: (name, arrays[k]) for i, (name, arrays) in enumerate(pairs)
+                for k in range(num_dev)}
+    if not module._update_on_kvstore:
+        return by_index, by_name
+    saved_dev = int_layout_devices(saved_keys, len(pairs))
+    return by_name, {i * saved_dev + k: (name, arrays[0]) for i, (name, arrays) in enumerate(pairs)
+                     for k in range(saved_dev)}
 
 
 def restore_saved_position(module, fname):
@@ -115,7 +121,8 @@ def load_module_states(module, fname):
     else:
         blob = read_states_file(fname)
     states, optimizer = load_states(blob, fname)
-    check_states_match(states, _update_keys(module), optimizer or live_optimizer(module), fname)
+    weights, aliases = _update_keys(module, states)
+    check_states_match(states, weights, optimizer or live_optimizer(module), fname, aliases)
     if module._update_on_kvstore:
         module._kvstore.load_optimizer_states(fname)
     else:

@@ -247,7 +247,7 @@ def _same_layout(got, want):
     return len(got) == len(want) and all(_same_layout(g, w) for g, w in zip(got, want))
 
 
-def check_states_match(states, weights, optimizer, source):
+def check_states_match(states, weights, optimizer, source, aliases=None):
     """Check that loaded ``states`` belong to a network.
 
     Parameters
@@ -260,7 +260,12 @@ def check_states_match(states, weights, optimizer, source):
         Creates the reference state of each weight (its layout is compared, not its values).
     source : str
         The file, for error messages.
+    aliases : dict, optional
+        Like ``weights``, for the keys of the other layout (parameter names for device-indexed
+        states and the reverse; see :mod:`mxmod.optimizer.state_keys`).
     """
+    if aliases:
+        weights = {**aliases, **weights}
     unknown = [key for key in states if key not in weights]
     if unknown:
         _fail(source, 'it holds states for update keys %s, which this network does not have '

@@ -7,6 +7,7 @@ from ..context import device_scope
 from ..ndarray.ndarray import NDArray
 from ..profiler.hooks import traced
 from .pickling import dumps, load_states
+from .state_keys import alias_key, copy_state
 
 __all__ = ['Updater', 'get_updater']
 
@@ -59,8 +60,12 @@ class Updater(object):
 
     def _ensure_state(self, idx, weight):
         if idx not in self.states:
+            alias = alias_key(self.states, idx, self.optimizer.idx2name)
             with device_scope(weight.context):
-                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
+                if alias is not None:   # loaded from a checkpoint with the other key layout
+                    self.states[idx] = copy_state(self.states[alias], weight.context)
+                else:
+                    self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
             self.states_synced[idx] = True
         elif not self.states_synced[idx]:
             self.states[idx] = self.sync_state_context(self.states[idx], weight.context)

@@ -63,12 +63,12 @@ def to_json(sym):
     return '{\n' + ', \n'.join(parts) + '\n}'
 
 
-class _JSONError(MXNetError):
+class SymbolJSONError(MXNetError):
     """A symbol JSON document that mxmod refuses (raised with the file or 'symbol JSON')."""
 
 
 def _fail(what):
-    raise _JSONError('Invalid symbol JSON: ' + what)
+    raise SymbolJSONError('Invalid symbol JSON: ' + what)
 
 
 def _is_int(value):
@@ -150,7 +150,7 @@ def _make_op(op_name, attrs, where):
     try:
         cls = get_op(op_name)
     except MXNetError as err:
-        raise _JSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
+        raise SymbolJSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
     unknown = _unknown_params(cls, attrs)
     if unknown:
         _fail('%s: Cannot find argument %s; %s takes %s' % (where, ', '.join(
@@ -158,7 +158,7 @@ def _make_op(op_name, attrs, where):
     try:
         return make_op(op_name, attrs)
     except Exception as err:  # pylint: disable=broad-except
-        raise _JSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
+        raise SymbolJSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
 
 
 def _document(json_str):
@@ -229,7 +229,7 @@ def load_json(json_str):
     except MXNetError:
         raise
     except Exception as err:  # pylint: disable=broad-except
-        raise _JSONError('Invalid symbol JSON: node %d: %s: %s'
+        raise SymbolJSONError('Invalid symbol JSON: node %d: %s: %s'
                          % (len(built), type(err).__name__, err)) from None
     if not heads:
         _fail('"heads" is empty: the symbol has no outputs')
@@ -241,7 +241,7 @@ def load_source(text, fname):
     """:func:`load_json` for the contents of ``fname``; errors name the file."""
     try:
         return load_json(text)
-    except _JSONError as err:
+    except SymbolJSONError as err:
         raise MXNetError('%r: %s' % (fname, err)) from None
 
 
