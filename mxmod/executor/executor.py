@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, gradient_writes
+from . import buffers, fastpath, gradient_writes, numerics
 from .monitoring import report_forward, report_backward, report_variables
 
 
@@ -41,6 +41,7 @@ class Executor(object):
         self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
+        numerics.install(self)
 
     # ---- set-up -------------------------------------------------------------
     def _step_ctx(self, step):
@@ -357,8 +358,7 @@ class Executor(object):
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
-        self._monitor = callback
-        self._monitor_all = monitor_all
+        self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
 
     def get_optimized_symbol(self):
         """The symbol actually executed (after common subexpression elimination)."""

@@ -5,6 +5,7 @@ count), one record per array, then the names (none when a list was saved). Every
 little-endian and nothing is padded. Records are written in MXNet 1.x's V2 layout; V1, pre-V1 and
 V3 (numpy-shape) records are read too. Arrays are always loaded onto ``cpu(0)``.
 """
+import math
 import os
 import struct
 
@@ -14,7 +15,8 @@ from ..base import MXNetError, write_file_atomic
 from ..context import Context
 from .ndarray import NDArray, from_xp, to_numpy
 
-__all__ = ['save', 'load', 'load_frombuffer', 'record_to_bytes', 'record_from_bytes']
+__all__ = ['save', 'load', 'load_frombuffer', 'record_to_bytes', 'record_from_bytes', 'dumps',
+           'loads']
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -26,6 +28,7 @@ DTYPE_OF_FLAG = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8,
                  4: np.int32, 5: np.int8, 6: np.int64, 7: np.bool_}
 FLAG_OF_DTYPE = {np.dtype(v): k for k, v in DTYPE_OF_FLAG.items()}
 _DEV_TYPES = (1, 2, 3, 5)
+MAX_NDIM = 32
 _SAVE_ERROR = 'save only accept dict str->NDArray or list of NDArray'
 
 
@@ -165,6 +168,9 @@ def _read_shape(reader, magic, index):
         (ndim,) = reader.unpack('<i', what)
         if ndim < 0:
             return None
+        if ndim > MAX_NDIM:
+            reader.fail('array %d declares %d dimensions, at most %d are supported'
+                        % (index, ndim, MAX_NDIM))
         shape = reader.unpack('<%dq' % ndim, what)
         if ndim == 0 and magic != V3_MAGIC:
             if magic == V1_MAGIC or not _scalar_follows(reader):
@@ -195,7 +201,7 @@ def _read_record(reader, index):
         reader.fail('array %d has dtype code %d, expected one of %s'
                     % (index, flag, sorted(DTYPE_OF_FLAG)))
     dtype = np.dtype(DTYPE_OF_FLAG[flag])
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    count = math.prod(shape)  # exact: a mutated shape must not wrap around to a small size
     raw = reader.take(count * dtype.itemsize, 'data of array %d (%s %s)' % (index, dtype, shape))
     return np.frombuffer(raw, dtype=dtype.newbyteorder('<')).astype(dtype).reshape(shape)
 
@@ -284,3 +290,14 @@ def load_frombuffer(buf):
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError('buf required to be bytes, got %s' % type(buf).__name__)
     return _parse(buf, 'buffer of %d bytes' % len(buf))
+
+
+def loads(buf, source):
+    """Parse the bytes of a saved file (like :func:`load_frombuffer`), naming ``source`` (the
+    file the bytes were read from) in errors.
+
+    Returns
+    -------
+    list of NDArray or dict of str to NDArray
+    """
+    return _parse(buf, source)
