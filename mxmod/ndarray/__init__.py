@@ -44,3 +44,5 @@ def ones_like(data, **kwargs):
 from .serialization import save, load, load_frombuffer  # noqa: F401,E402
 from . import random  # noqa: F401,E402
 from . import contrib  # noqa: F401,E402
+from . import sparse  # noqa: F401,E402
+from .sparse_ndarray import CSRNDArray, RowSparseNDArray  # noqa: F401,E402

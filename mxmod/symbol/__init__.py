@@ -5,6 +5,7 @@ from .register import Variable, var, make_function as _make_function  # noqa: F4
 from .json_io import load, load_json  # noqa: F401
 from . import random  # noqa: F401
 from . import contrib  # noqa: F401
+from . import sparse  # noqa: F401
 from ..ops.base import OPS as _OPS
 
 
