@@ -1,11 +1,15 @@
 """Framework overhead: Module.fit time per batch on a tiny MLP (10-16-2, ReLU, SoftmaxOutput,
 batch 8, SGD lr 0.1 momentum 0.9, Xavier, metric 'acc'), after a warm-up epoch.
 
-Runs the same program under mxmod (this interpreter) and, when /tmp/mxnet-ref/bin/python exists
-(or --mxnet-python is given), under MXNet 1.9.1, and prints both figures and their ratio.
+Runs the same program under mxmod (this interpreter) and, when an MXNet 1.9.1 interpreter is at
+hand (--mxnet-python, or MXNET_ORACLE_PYTHON; default the oracle venv of the reference notes),
+under MXNet 1.9.1, and prints both figures and their ratio.
 Also reports the bare step (forward_backward + update) and step + update_metric.
 
-Usage: python bench/bench_overhead.py [--steps N] [--backend mxmod|mxnet]
+Each figure is measured in --rounds child processes per implementation, the implementations
+alternating, and reported as the median of wall-clock and of process CPU time per step.
+
+Usage: python bench/bench_overhead.py [--steps N] [--rounds R] [--backend mxmod|mxnet]
 """
 import argparse
 import json
@@ -15,9 +19,12 @@ import subprocess
 import sys
 import time
 
+import statistics
+
 import numpy as np
 
-MXNET_PYTHON = '/tmp/mxnet-ref/bin/python'
+HERE = os.path.dirname(os.path.abspath(__file__))
+MXNET_PYTHON = os.environ.get('MXNET_ORACLE_PYTHON', '/tmp/mxnet-ref/bin/python')
 BS = 8
 
 
@@ -30,11 +37,12 @@ def tiny(mx):
 
 
 def _timed(mx, fn):
+    """(wall seconds, process CPU seconds) of ``fn()``."""
     mx.nd.waitall()
-    tic = time.perf_counter()
+    tic, cpu = time.perf_counter(), time.process_time()
     fn()
     mx.nd.waitall()
-    return time.perf_counter() - tic
+    return time.perf_counter() - tic, time.process_time() - cpu
 
 
 def measure(mx, steps):
@@ -70,8 +78,11 @@ def measure(mx, steps):
     mod2.fit(it, num_epoch=1, **fit_kwargs)
     it.reset()
     t_fit = _timed(mx, lambda: mod2.fit(it, begin_epoch=1, num_epoch=2, **fit_kwargs))
-    per = lambda t: t / steps * 1e6  # noqa: E731
-    return {'step_us': per(t_step), 'step_metric_us': per(t_metric), 'fit_us_per_batch': per(t_fit)}
+    out = {}
+    for key, (wall, cpu) in (('step_us', t_step), ('step_metric_us', t_metric),
+                             ('fit_us_per_batch', t_fit)):
+        out[key], out[key + '_cpu'] = wall / steps * 1e6, cpu / steps * 1e6
+    return out
 
 
 def run_backend(name, steps):
@@ -79,6 +90,7 @@ def run_backend(name, steps):
     if name == 'mxnet':
         import mxnet as mx  # pylint: disable=import-outside-toplevel
     else:
+        sys.path.insert(0, os.path.dirname(HERE))
         import mxmod as mx  # pylint: disable=import-outside-toplevel
     mx.random.seed(0)
     print(json.dumps(dict(measure(mx, steps), backend=name)))
@@ -92,28 +104,42 @@ def _child(python, backend, steps):
     return json.loads(out.strip().splitlines()[-1])
 
 
+KEYS = ('step_us', 'step_metric_us', 'fit_us_per_batch')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--steps', type=int, default=2000)
+    parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--backend', choices=['mxmod', 'mxnet'])
     parser.add_argument('--mxnet-python', default=MXNET_PYTHON)
     args = parser.parse_args()
     if args.backend:
         run_backend(args.backend, args.steps)
         return
-    results = {'mxmod': _child(sys.executable, 'mxmod', args.steps)}
+    pythons = {'mxmod': sys.executable}
     if os.path.exists(args.mxnet_python):
-        results['mxnet'] = _child(args.mxnet_python, 'mxnet', args.steps)
-    for name, res in results.items():
-        print('%-6s step %7.1f us  step+metric %7.1f us  fit %7.1f us/batch'
-              % (name, res['step_us'], res['step_metric_us'], res['fit_us_per_batch']))
-    if 'mxnet' in results:
-        for key in ('step_us', 'step_metric_us', 'fit_us_per_batch'):
-            ratio = results['mxmod'][key] / results['mxnet'][key]
-            print('ratio mxmod/mxnet %-16s %.2f' % (key, ratio))
+        pythons['mxnet'] = args.mxnet_python
+    runs = {name: [] for name in pythons}
+    for rnd in range(args.rounds):
+        order = list(pythons)[::1 if rnd % 2 == 0 else -1]
+        for name in order:
+            runs[name].append(_child(pythons[name], name, args.steps))
+    med = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != 'backend'}
+           for name, rs in runs.items()}
+    for name, res in med.items():
+        print('%-6s step %7.1f us (cpu %7.1f)  step+metric %7.1f us (cpu %7.1f)  fit %7.1f '
+              'us/batch (cpu %7.1f)' % (name, res['step_us'], res['step_us_cpu'],
+                                        res['step_metric_us'], res['step_metric_us_cpu'],
+                                        res['fit_us_per_batch'], res['fit_us_per_batch_cpu']))
+    if 'mxnet' in med:
+        for key in KEYS:
+            print('ratio mxmod/mxnet %-16s %.2f  cpu %.2f' % (
+                key, med['mxmod'][key] / med['mxnet'][key],
+                med['mxmod'][key + '_cpu'] / med['mxnet'][key + '_cpu']))
     else:
         print('MXNet reference: fit 509 us/batch (reference/README.md); ratio %.2f'
-              % (results['mxmod']['fit_us_per_batch'] / 509.0))
+              % (med['mxmod']['fit_us_per_batch'] / 509.0))
 
 
 if __name__ == '__main__':

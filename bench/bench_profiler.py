@@ -93,6 +93,21 @@ def _ask(proc, workload):
     return json.loads(proc.stdout.readline())
 
 
+def _report(times, workloads, names):
+    """Print and return the medians (CPU time per batch) and per-round ratios against 'off'."""
+    report = {}
+    for workload in workloads:
+        base = np.array(times[(workload, 'off')])
+        for variant in names:
+            own = np.array(times[(workload, variant)])
+            report['%s/%s' % (workload, variant)] = {
+                'us_per_batch': float(np.median(own) * 1e6),
+                'ratio_to_off': float(np.median(own / base))}
+            print('%-5s %-9s %9.1f us/batch (CPU, median)   / off: %.3f'
+                  % (workload, variant, np.median(own) * 1e6, np.median(own / base)))
+    return report
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--rounds', type=int, default=7)
@@ -121,16 +136,7 @@ def main():
     for proc in procs.values():
         proc.stdin.close()
         proc.wait()
-    report = {}
-    for workload in workloads:
-        base = np.array(times[(workload, 'off')])
-        for variant in names:
-            own = np.array(times[(workload, variant)])
-            report['%s/%s' % (workload, variant)] = {
-                'us_per_batch': float(np.median(own) * 1e6),
-                'ratio_to_off': float(np.median(own / base))}
-            print('%-5s %-9s %9.1f us/batch (CPU, median)   / off: %.3f'
-                  % (workload, variant, np.median(own) * 1e6, np.median(own / base)))
+    report = _report(times, workloads, names)
     if args.json:
         with open(args.json, 'w') as out:
             json.dump({'report': report, 'rounds': {'%s/%s' % k: v for k, v in times.items()}},

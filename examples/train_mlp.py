@@ -6,6 +6,11 @@ deterministically in this file, so the example needs no download.
 
     python examples/train_mlp.py                 # defaults: 20 epochs, 1 CPU context
     python examples/train_mlp.py --contexts 2    # data parallel over cpu(0), cpu(1)
+
+It writes, with the prefix ``--prefix`` (default: mxmod-spirals in the temporary directory):
+PREFIX-symbol.json and PREFIX-0020.params (the checkpoint, which MXNet loads too), and
+PREFIX-history.csv / .json / .png (each epoch's metrics, learning rate and time; the plot when
+matplotlib is installed).
 """
 import argparse
 import logging
@@ -67,13 +72,15 @@ def main():
             optimizer='sgd', optimizer_params={'learning_rate': args.lr, 'momentum': 0.9, 'wd': 1e-4},
             initializer=mx.init.Xavier(magnitude=2.0),
             batch_end_callback=mx.callback.Speedometer(args.batch_size, 20),
-            epoch_end_callback=mx.callback.do_checkpoint(args.prefix, period=args.epochs))
+            epoch_end_callback=mx.callback.do_checkpoint(args.prefix, period=args.epochs),
+            history=True)
 
     restored = mx.mod.Module.load(args.prefix, args.epochs, context=contexts)
     restored.bind(data_shapes=val.provide_data, label_shapes=val.provide_label, for_training=False)
     accuracy = dict(restored.score(val, 'acc'))['accuracy']
     logging.info('validation accuracy of the reloaded checkpoint %s-%04d.params: %.3f',
                  args.prefix, args.epochs, accuracy)
+    logging.info('metric history: %s-history.csv (.json, .png)', args.prefix)
     if accuracy < 0.9:
         raise SystemExit('training did not converge (accuracy %.3f < 0.9)' % accuracy)
 

@@ -3,6 +3,7 @@ on numpy (CPU), cupy (NVIDIA GPUs) and MPI. ``import mxmod as mx`` runs MXNet Mo
 import importlib as _importlib
 
 from .base import MXNetError  # noqa: F401
+from . import threads  # noqa: F401  (BLAS thread count, chosen at import)
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
 from . import ops as _ops  # noqa: F401
 from . import ndarray  # noqa: F401

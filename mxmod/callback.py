@@ -1,5 +1,5 @@
 """Callbacks for ``Module.fit`` / ``score``: checkpointing, speed and metric logging, progress
-bars.
+bars, metric history.
 
 Batch-end callbacks receive a ``BatchEndParam`` (``epoch``, ``nbatch``, ``eval_metric``,
 ``locals``); epoch-end callbacks receive ``(epoch, symbol, arg_params, aux_params)``."""
@@ -7,8 +7,10 @@ import logging
 import math
 import time
 
+from .metric_history import MetricHistory
+
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer',
-           'ProgressBar', 'LogValidationMetricsCallback', 'TqdmProgressBar']
+           'ProgressBar', 'LogValidationMetricsCallback', 'TqdmProgressBar', 'MetricHistory']
 
 
 def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
@@ -35,6 +37,7 @@ def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
     def _callback(iter_no, sym=None, arg=None, aux=None):  # pylint: disable=unused-argument
         if (iter_no + 1) % period == 0:
             mod.save_checkpoint(prefix, iter_no + 1, save_optimizer_states)
+    _callback.prefix = prefix      # fit(history=True) writes its files next to the checkpoints
     return _callback
 
 
@@ -58,6 +61,7 @@ def do_checkpoint(prefix, period=1):
         if (iter_no + 1) % period == 0:
             from .model import save_checkpoint  # pylint: disable=import-outside-toplevel
             save_checkpoint(prefix, iter_no + 1, sym, arg, aux)
+    _callback.prefix = prefix      # fit(history=True) writes its files next to the checkpoints
     return _callback
 
 
@@ -172,47 +176,76 @@ class LogValidationMetricsCallback(object):
 
 
 class TqdmProgressBar(object):
-    """Batch-end callback drawing a tqdm bar per epoch with live metric values.
+    """Batch-end callback drawing a tqdm bar per epoch: batches done of the total (with the ETA
+    when the total is known), samples per second and the running metric values.
 
     Usable with ``fit`` (``batch_end_callback=``), ``score`` and ``predict``. A new bar starts
-    when the epoch changes or the batch counter goes back; the finished one is closed (and
-    when ``total`` is known, a bar closes as soon as it is full).
+    when the epoch changes or the batch counter goes back; the finished one is closed (when
+    ``total`` is given, as soon as it is full). Without ``total``, the number of batches of an
+    epoch is taken as the total of the next one.
 
     Parameters
     ----------
     total : int, optional
-        Batches per epoch (None: an open-ended counter).
+        Batches per epoch (None: an open-ended counter for the first epoch).
     desc : str, default 'Epoch'
         Bar label; the epoch number is appended as ``'Epoch[3]'``.
     leave : bool, default True
         Keep finished bars on screen.
     refresh_every : int, default 1
-        Batches between metric refreshes.
+        Batches between refreshes of the values after the bar.
+    batch_size : int, optional
+        Samples per batch, for samples/s when the batches themselves are not at hand.
     **tqdm_kwargs
         Passed to ``tqdm.tqdm`` (e.g. ``file``, ``ncols``, ``disable``).
     """
 
-    def __init__(self, total=None, desc='Epoch', leave=True, refresh_every=1, **tqdm_kwargs):
+    def __init__(self, total=None, desc='Epoch', leave=True, refresh_every=1, batch_size=None,
+                 **tqdm_kwargs):
         try:
             from tqdm import tqdm  # pylint: disable=import-outside-toplevel
         except ImportError as err:
             raise ImportError('TqdmProgressBar needs tqdm: pip install tqdm (%s)' % err) from err
         self._tqdm = tqdm
         self.total = total
+        self.expected = total       # this epoch's total: given, or the last epoch's count
         self.desc = desc
         self.leave = leave
         self.refresh_every = max(1, int(refresh_every))
+        self.batch_size = batch_size
         self.tqdm_kwargs = dict(tqdm_kwargs, unit=tqdm_kwargs.get('unit', 'batch'))
         self.bar = None
         self._epoch = None
         self._last = -1
+        self._samples = 0
+        self._start = None
 
     def _open(self, epoch):
         self.close()
         self._epoch = epoch
         self._last = -1
-        self.bar = self._tqdm(total=self.total, desc='%s[%d]' % (self.desc, epoch),
+        self._samples = 0
+        self._start = time.time()
+        self.bar = self._tqdm(total=self.expected, desc='%s[%d]' % (self.desc, epoch),
                               leave=self.leave, **self.tqdm_kwargs)
+
+    def _batch_samples(self, param):
+        local_vars = getattr(param, 'locals', None) or {}
+        batch = local_vars.get('data_batch', local_vars.get('eval_batch'))
+        data = getattr(batch, 'data', None)
+        if data:
+            return int(data[0].shape[0])
+        return self.batch_size
+
+    def _postfix(self, param):
+        fields = []
+        elapsed = time.time() - self._start
+        if self._samples and elapsed > 0:
+            fields.append(('samples/s', '%.1f' % (self._samples / elapsed)))
+        metric = getattr(param, 'eval_metric', None)
+        if metric is not None:
+            fields += [(name, '%.4f' % value) for name, value in metric.get_name_value()]
+        return fields
 
     def __call__(self, param):
         epoch, nbatch = getattr(param, 'epoch', 0) or 0, param.nbatch
@@ -220,17 +253,20 @@ class TqdmProgressBar(object):
             self._open(epoch)
         self.bar.update(nbatch - self._last)
         self._last = nbatch
-        metric = getattr(param, 'eval_metric', None)
-        full = self.total is not None and nbatch + 1 >= self.total
-        if metric is not None and (full or (nbatch + 1) % self.refresh_every == 0):
-            values = metric.get_name_value()
-            self.bar.set_postfix([(name, '%.4f' % value) for name, value in values],
-                                 refresh=False)
-        if full:
+        self._samples += self._batch_samples(param) or 0
+        last = self.expected is not None and nbatch + 1 >= self.expected
+        if last or (nbatch + 1) % self.refresh_every == 0:
+            fields = self._postfix(param)
+            if fields:
+                self.bar.set_postfix_str(', '.join('%s=%s' % kv for kv in fields), refresh=False)
+        if last and self.total is not None:
             self.close()
 
     def close(self):
-        """Close the current bar (also usable at the end of an epoch)."""
+        """Close the current bar (also usable at the end of an epoch); its number of batches
+        becomes the expected total of the next epoch when no total was given."""
         if self.bar is not None:
+            if self.total is None and self._last >= 0:
+                self.expected = self._last + 1
             self.bar.close()
             self.bar = None

@@ -17,14 +17,11 @@ from .base import MXNetError
 __all__ = ['parse_hosts', 'read_hostfile', 'resolve_hosts', 'total_slots', 'is_local_host',
            'mpi_flavor', 'placement_args', 'env_args', 'software_versions', 'preflight',
            'check_rank_software', 'ENV_VERSIONS', 'FORWARDED_ENV_PREFIXES', 'local_rank_count',
-           'share_cores', 'THREAD_VARS']
+           'share_cores']
 
 ENV_VERSIONS = 'MXMOD_LAUNCH_VERSIONS'
 # environment variables every rank must see as the launcher saw them
 FORWARDED_ENV_PREFIXES = ('MXNET_', 'MXMOD_', 'OMP_', 'OPENBLAS_', 'MKL_', 'PYTHONPATH')
-# the user's own thread settings, which the launcher never overrides
-THREAD_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'BLIS_NUM_THREADS',
-               'MXMOD_NUM_THREADS')
 # ranks on this host, as MPI launchers announce them
 _LOCAL_SIZE_VARS = ('MPI_LOCALNRANKS', 'OMPI_COMM_WORLD_LOCAL_SIZE', 'MV2_COMM_WORLD_LOCAL_SIZE',
                     'PMI_LOCAL_SIZE')
@@ -285,31 +282,15 @@ def local_rank_count():
     return 1
 
 
-def available_cores():
-    """Cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def share_cores(local=None):
-    """Give this rank its share of the host's cores: BLAS/OpenMP threads = cores // local ranks,
-    unless the user set a thread variable. Returns the thread count set (None when left alone).
+    """Give this rank its share of the host's cores (see :func:`mxmod.threads.share_cores`): at
+    most ``cores // local ranks`` BLAS/OpenMP threads, unless the user set a thread variable.
+    Returns the thread count now used (None when the libraries follow the user's variables).
 
     Parameters
     ----------
     local : int, optional
         Ranks on this host (default :func:`local_rank_count`).
     """
-    if any(os.environ.get(var) for var in THREAD_VARS):
-        return None
-    threads = max(1, available_cores() // (local or local_rank_count()))
-    try:
-        from threadpoolctl import threadpool_limits  # pylint: disable=import-outside-toplevel
-    except ImportError:
-        return None
-    threadpool_limits(limits=threads)
-    # libraries loaded later, and child processes, read the variable
-    os.environ['OMP_NUM_THREADS'] = str(threads)
-    return threads
+    from . import threads  # pylint: disable=import-outside-toplevel
+    return threads.share_cores(local or local_rank_count())

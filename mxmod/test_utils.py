@@ -239,3 +239,6 @@ from .sparse_test_utils import *  # noqa: E402,F401,F403  (rand_ndarray, rand_sp
 import mxmod as mx  # noqa: E402,F401  (MXNet's test files use `mx` via `import *`)
 from .gradcheck import (numeric_grad, check_numeric_gradient, check_symbolic_forward,  # noqa: E402,F401
                         check_symbolic_backward, check_consistency, simple_forward)
+from .dataset_utils import (download, get_mnist, get_mnist_pkl, get_mnist_ubyte,  # noqa: E402,F401
+                            get_cifar10, get_mnist_iterator, get_zip_data, get_bz2_data)
+import numpy.random as rnd  # noqa: E402,F401  (MXNet's test_utils exports it; test_io uses it)

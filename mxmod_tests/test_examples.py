@@ -18,3 +18,5 @@ def test_train_mlp_converges_and_reloads(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert 'validation accuracy of the reloaded checkpoint' in proc.stderr
     assert (tmp_path / 'spirals-symbol.json').exists() and (tmp_path / 'spirals-0012.params').exists()
+    with open(tmp_path / 'spirals-history.csv') as src:
+        assert len(src.read().splitlines()) == 13           # a header and 12 epochs

@@ -9,6 +9,7 @@ from ..base import MXNetError
 from ..context import device_scope, xp_of
 from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
 from ..ops.base import OpContext
+from .. import threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes, storage
@@ -170,6 +171,7 @@ class Executor(object):
                 raise MXNetError('forward: shape of %s must be %s, got %s'
                                  % (name, dst.shape, tuple(value.shape)))
             dst[:] = value
+        threads.tick()
         self._load_inputs()
         frees = self._free_train if is_train else self._free_infer
         vals = self._vals

@@ -15,7 +15,7 @@ from ..initializer import Uniform
 from ..io import DataIter, DataBatch
 from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for,
                        batch_end_param, with_extra)
-from .progress import maybe_bar
+from .progress import maybe_bar, bar_output, epoch_scope, fit_history
 from .input_names import (_check_input_names, _check_names_match,  # noqa: F401
                           _parse_data_desc)
 
@@ -88,7 +88,7 @@ class BaseModule(object):
             Passed to the callbacks.
         sparse_row_id_fn : callable, optional
         progress_bar : bool, optional
-            Show a tqdm bar (default: the MXMOD_PROGRESS_BAR environment variable).
+            Show a tqdm bar (default: MXMOD_PROGRESS_BAR=1/0, else when stderr is a terminal).
 
         Returns
         -------
@@ -99,15 +99,16 @@ class BaseModule(object):
             eval_data.reset()
         eval_metric = _as_metric(eval_metric)
         eval_metric.reset()
-        bar = maybe_bar(progress_bar, 'score')
+        bar = maybe_bar(progress_bar, 'score', data_iter=eval_data)
         callbacks = with_extra(batch_end_callback, bar)
         actual_num_batch = 0
-        for nbatch, eval_batch in _limited(eval_data, num_batch):
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            update_metric_for(self, eval_metric, eval_batch)
-            call_callbacks(callbacks, batch_end_param(epoch, nbatch, eval_metric, locals()))
-            actual_num_batch += 1
+        with bar_output(bar):
+            for nbatch, eval_batch in _limited(eval_data, num_batch):
+                self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+                self.forward(eval_batch, is_train=False)
+                update_metric_for(self, eval_metric, eval_batch)
+                call_callbacks(callbacks, batch_end_param(epoch, nbatch, eval_metric, locals()))
+                actual_num_batch += 1
         if bar is not None:
             bar.close()
         if score_end_callback:
@@ -157,7 +158,7 @@ class BaseModule(object):
         if not isinstance(eval_data, DataIter):
             raise ValueError('eval_data must be of type NDArray or DataIter, got %s'
                              % type(eval_data).__name__)
-        bar = maybe_bar(progress_bar, 'predict')
+        bar = maybe_bar(progress_bar, 'predict', data_iter=eval_data)
         output_list = []
         for outputs, nbatch, _ in self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn):
             output_list.append([out.copy() for out in outputs])
@@ -175,7 +176,8 @@ class BaseModule(object):
             eval_end_callback=None, eval_batch_end_callback=None, initializer=Uniform(0.01),
             arg_params=None, aux_params=None, allow_missing=False,
             force_rebind=False, force_init=False, begin_epoch=0, num_epoch=None,
-            validation_metric=None, monitor=None, sparse_row_id_fn=None, progress_bar=None):
+            validation_metric=None, monitor=None, sparse_row_id_fn=None, progress_bar=None,
+            history=None):
         """Train on ``train_data`` for epochs ``[begin_epoch, num_epoch)``.
 
         Binds, initializes parameters and the optimizer (each a no-op when already done), then
@@ -205,7 +207,12 @@ class BaseModule(object):
         monitor : Monitor, optional
         sparse_row_id_fn : callable, optional
         progress_bar : bool, optional
-            tqdm bar per epoch (default: the MXMOD_PROGRESS_BAR environment variable).
+            tqdm bar per epoch with the ETA, samples/s and the metric (default: MXMOD_PROGRESS_BAR
+            =1/0, else when stderr is a terminal; rank 0 only).
+        history : MetricHistory, str or True, optional
+            Record each epoch's metrics, learning rate and time in ``<prefix>-history.csv``,
+            ``.json`` and ``.png`` (see :class:`mxmod.callback.MetricHistory`); True puts them next
+            to the checkpoints of a ``do_checkpoint`` epoch-end callback.
         """
         if num_epoch is None:
             raise ValueError('please specify number of epochs (fit(..., num_epoch=N))')
@@ -219,14 +226,17 @@ class BaseModule(object):
                             optimizer_params=optimizer_params)
         validation_metric = eval_metric if validation_metric is None else validation_metric
         eval_metric = _as_metric(eval_metric)
-        bar = maybe_bar(progress_bar, 'Epoch')
-        callbacks = with_extra(batch_end_callback, bar)
+        bar = maybe_bar(progress_bar, 'Epoch', data_iter=train_data)
+        history = fit_history(history, epoch_end_callback)
+        callbacks = with_extra(with_extra(batch_end_callback, bar), history)
+        if history is not None:
+            epoch_end_callback = with_extra(epoch_end_callback, history.epoch_end)
+            eval_end_callback = with_extra(eval_end_callback, history.eval_end)
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
-            name_values = train_epoch(self, epoch, train_data, eval_metric, callbacks, monitor,
-                                      sparse_row_id_fn)
-            if bar is not None:
-                bar.close()
+            with epoch_scope(bar, history, epoch, last=epoch == num_epoch - 1):
+                name_values = train_epoch(self, epoch, train_data, eval_metric, callbacks,
+                                          monitor, sparse_row_id_fn)
             end_epoch(self, epoch, tic, name_values, epoch_end_callback)
             if eval_data is not None:
                 res = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,

@@ -3,10 +3,11 @@ from ..ops.base import OPS as _OPS
 from .register import make_function as _make_function
 
 
-def _install(namespace):
+def _install(namespace, prefix='_contrib_'):
+    """Put every operator registered as ``<prefix><name>`` into ``namespace`` as ``<name>``."""
     for name in list(_OPS):
-        if name.startswith('_contrib_'):
-            namespace[name[len('_contrib_'):]] = _make_function(name)
+        if name.startswith(prefix):
+            namespace[name[len(prefix):]] = _make_function(name)
 
 
 _install(globals())

@@ -51,6 +51,8 @@ def invoke(op_name, args, kwargs):
         raise MXNetError('%s expects %d inputs %s, got %d' % (op_name, len(names), names, len(arrays)))
     ctx = arrays[0].context if arrays else ctx_arg or current_context()
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
+    if out is not None and getattr(cls, 'accumulates_into_out', False):
+        octx.out = [o._data for o in (out if isinstance(out, (list, tuple)) else [out])]
     nargs = len(op.list_arguments())
     data = [a._data for a in arrays]
     forward = op.forward

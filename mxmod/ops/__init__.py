@@ -8,6 +8,8 @@ from .base import OPS, Operator, OpContext, Param, register, get_op  # noqa: F40
 _MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm', 'loss', 'shape',
             'shape_join', 'shape_broadcast', 'indexing', 'indexing_nd', 'reduce', 'ordering',
             'matrix', 'sequence', 'rnn', 'random', 'custom', 'optimizer_ops', 'misc',
+            'math_special', 'stats', 'array_extra', 'amp', 'im2col', 'linalg', 'linalg_copy',
+            'linalg_decomp',
             # storage rules of the operators above and the sparse-only operators
             'sparse_elemwise', 'sparse_ops', 'sparse_matrix', 'sparse_rules']
 # developers editing one op file can set MXMOD_SKIP_BROKEN_OPS=1 to keep working on the others

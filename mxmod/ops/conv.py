@@ -5,6 +5,7 @@ from ..base import MXNetError
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
+from . import conv_cl
 
 __all__ = ['Convolution', 'Deconvolution']
 
@@ -176,6 +177,27 @@ class Convolution(_ConvBase):
         outs[0] = cu.shape_from_cf(out, self.layout)
         return ins, outs
 
+    def _channels_last(self):
+        """2-D, one group, NCHW or NHWC: the channels-last kernels (conv_cl.py) apply."""
+        return self.nd == 2 and self.p.num_group == 1 and self.layout in ('NCHW', 'NHWC')
+
+    def _cl_forward(self, xp, inputs):
+        x, w = self._cf(inputs[0]), self._cf(inputs[1])
+        bias = None if self.p.no_bias else inputs[2].reshape(-1)
+        y = conv_cl.forward(xp, x, w, bias, self.stride, self.dilate, self.pad)
+        return [cu.from_channel_first(y, self.layout)]
+
+    def _cl_backward(self, xp, need, out_grads, inputs):
+        x, w = self._cf(inputs[0]), self._cf(inputs[1])
+        dy = self._cf(out_grads[0])
+        need = list(need) + [False] * (3 - len(need))
+        grads = conv_cl.backward(xp, x, w, dy, need, self.stride, self.dilate, self.pad)
+        out = [None if grads[0] is None else cu.from_channel_first(grads[0], self.layout),
+               None if grads[1] is None else self._back(grads[1], xp)]
+        if not self.p.no_bias:
+            out.append(grads[2])
+        return out
+
     def _columns(self, xp, x_cf, layout):
         out = [(x + 2 * p - k) // s + 1
                for x, p, k, s in zip(x_cf.shape[2:], self.pad, self.dk, self.stride)]
@@ -185,6 +207,8 @@ class Convolution(_ConvBase):
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
+        if self._channels_last():
+            return self._cl_forward(xp, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         y = conv_apply(xp, self._columns(xp, x, 'nck'), w, self.p.num_group)
         return [self._back(self._add_bias(y, inputs), xp)]
@@ -192,6 +216,8 @@ class Convolution(_ConvBase):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
         need = octx.need_grad or [True] * len(inputs)
+        if self._channels_last():
+            return self._cl_backward(xp, need, out_grads, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         g = self.p.num_group

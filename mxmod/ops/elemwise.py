@@ -99,7 +99,7 @@ _unary('arccosh', lambda xp, x: xp.arccosh(x), lambda xp, x, y, dy: dy / xp.sqrt
 _unary('arctanh', lambda xp, x: xp.arctanh(x), lambda xp, x, y, dy: dy / (1 - x * x), uses=('inputs',))
 _unary('degrees', lambda xp, x: xp.degrees(x), lambda xp, x, y, dy: dy * (180 / np.pi), uses=())
 _unary('radians', lambda xp, x: xp.radians(x), lambda xp, x, y, dy: dy * (np.pi / 180), uses=())
-_unary('identity', lambda xp, x: x.copy(), lambda xp, x, y, dy: dy, aliases=('_copy',), uses=())
+_unary('_copy', lambda xp, x: x.copy(), lambda xp, x, y, dy: dy, aliases=('identity',), uses=())
 
 
 @register

@@ -1,13 +1,11 @@
 """Operators that exist for sparse arrays: cast_storage, _sparse_retain, _contrib_SparseEmbedding,
 _contrib_getnnz, _contrib_quadratic and the scatter operators (_scatter_elemwise_div,
-_scatter_plus_scalar, _scatter_minus_scalar), plus the special functions gamma / gammaln that
-MXNet lists among its sparse-capable operators.
+_scatter_plus_scalar, _scatter_minus_scalar).
 
 Each class computes on storages itself (it is its own :class:`StorageRule`)."""
 import numpy as np
 
 from ..base import MXNetError
-from ..context import scipy_module
 from ..sparse_storage import (RowSparseStorage, STYPES, INDEX_DTYPE, rsp_positions, stype_of,
                               to_dense, to_stype)
 from .base import Operator, Param, register
@@ -238,32 +236,3 @@ class ScatterMinusScalar(_ScatterScalar):
     """``lhs - scalar`` at the stored positions of ``lhs``."""
     op_name = '_scatter_minus_scalar'
     sign = -1.0
-
-
-# ---- special functions -----------------------------------------------------------------------
-def _special(xp, name, x):
-    return getattr(scipy_module(xp, 'special'), name)(x).astype(x.dtype, copy=False)
-
-
-def _psi(xp, x):
-    """The digamma function with MXNet's (cephes') value +inf at 0, -1, -2, ..."""
-    pole = (x <= 0) & (x == xp.floor(x))
-    return xp.where(pole, xp.inf, _special(xp, 'psi', x)).astype(x.dtype, copy=False)
-
-
-def _register_special():
-    def gamma_grad(xp, x, y, dy):
-        return dy * y * _psi(xp, x)
-
-    def gammaln_grad(xp, x, y, dy):
-        return dy * _psi(xp, x)
-    for name, grad, uses in (('gamma', gamma_grad, ('inputs', 'outputs')),
-                             ('gammaln', gammaln_grad, ('inputs',))):
-        register(type(name, (Unary,), {
-            'op_name': name, 'backward_uses': uses,
-            'fn': staticmethod(lambda xp, x, _n=name: _special(xp, _n, x)),
-            'grad': staticmethod(grad),
-            '__doc__': 'Elementwise %s (scipy.special on CPU, cupyx on GPU).' % name}))
-
-
-_register_special()

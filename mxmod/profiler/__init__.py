@@ -221,7 +221,8 @@ def _start_timer():
             with PROFILER.lock:
                 if not _OUTPUT['enabled'] or _OUTPUT['timer'] is not stop:
                     return
-                _write(False)
+                if PROFILER.events or _OUTPUT['file'].open:
+                    _write(False)
 
     _OUTPUT['timer'] = stop
     threading.Thread(target=loop, name='mxmod-profiler-dump', daemon=True).start()
@@ -257,15 +258,27 @@ def dump_profile():
     dump(True)
 
 
+_MODE_BITS = (('symbolic', 1), ('imperative', 2), ('api', 4), ('memory', 8))
+
+
 def _autostart():
-    """MXNET_PROFILER_AUTOSTART=1: profile the whole process (MXNET_PROFILER_MODE 'symbolic' or
-    'all'; 'profile.json' written at exit)."""
-    mode = os.environ.get('MXNET_PROFILER_MODE', 'symbolic').strip().lower()
-    set_config(**{'profile_all' if mode in ('1', 'all') else 'profile_symbolic': True})
+    """MXNET_PROFILER_AUTOSTART=1: profile the whole process from import to exit, as MXNet does.
+
+    MXNET_PROFILER_MODE is MXNet's bit mask (1 symbolic, 2 imperative, 4 api, 8 memory; default
+    13; 'all' is 15); the trace goes to profile.json (per rank in a job), written at exit."""
+    setting = os.environ.get('MXNET_PROFILER_MODE', '13').strip().lower()
+    try:
+        mask = 15 if setting == 'all' else int(setting)
+    except ValueError:
+        raise MXNetError('MXNET_PROFILER_MODE must be a bit mask (1 symbolic, 2 imperative, 4 api, '
+                         '8 memory) or "all", got %r' % setting) from None
+    set_config(continuous_dump=False,
+               **{'profile_' + kind: bool(mask & bit) for kind, bit in _MODE_BITS})
     set_state('run')
 
     def finish():
-        if _OUTPUT['enabled']:
+        # a process that recorded nothing (mxmod.launch's own, say) leaves no file
+        if _OUTPUT['enabled'] and (PROFILER.events or _OUTPUT['file'].open):
             set_state('stop')
             dump(True)
     atexit.register(finish)

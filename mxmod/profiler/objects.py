@@ -70,12 +70,10 @@ class _Duration(object):
         self._start = now_us()
 
     def stop(self):
-        """Stop timing and record the stretch (when the profiler runs)."""
-        if self._start is None:
-            raise MXNetError('profiler.%s %r: stop() called before start()'
-                             % (type(self).__name__, self.name))
+        """Stop timing and record the stretch (when the profiler runs; a stop without a start
+        records nothing, and raises nothing, as in MXNet)."""
         end = now_us()
-        if PROFILER.active:
+        if PROFILER.active and self._start is not None:
             record_duration(self.category, self.name, thread_track(), self._start,
                             end - self._start)
         self._start = None

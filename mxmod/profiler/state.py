@@ -6,6 +6,7 @@ Instrumented code reads one attribute of :data:`PROFILER` (``symbolic``, ``imper
 attribute check on the paths it watches. Events are kept in memory until they are dumped to the
 trace file; when aggregate statistics are on they are also summed at once (see
 :mod:`.aggregate`)."""
+import collections
 import os
 import threading
 import time
@@ -38,7 +39,7 @@ class ProfilerState(object):
         self.imperative = False
         self.memory = False
         self.api = False
-        self.events = []
+        self.events = collections.deque()    # appended from any thread
         self.aggregate = None
         self.lock = threading.RLock()
 
@@ -123,10 +124,10 @@ def category_exists(category):
 
 
 def take_events():
-    """Remove and return the events recorded so far."""
-    with PROFILER.lock:
-        events, PROFILER.events = PROFILER.events, []
-    return events
+    """Remove and return the events recorded so far (events other threads record meanwhile stay
+    for the next call)."""
+    events = PROFILER.events
+    return [events.popleft() for _ in range(len(events))]
 
 
 def env_flag(name):

@@ -5,6 +5,7 @@ from .register import Variable, var, make_function as _make_function  # noqa: F4
 from .json_io import load, load_json  # noqa: F401
 from . import random  # noqa: F401
 from . import contrib  # noqa: F401
+from . import linalg, image  # noqa: F401
 from . import sparse  # noqa: F401
 from ..ops.base import OPS as _OPS
 
@@ -70,3 +71,4 @@ def _symmetric(array_op, scalar_op, doc):
 
 maximum = _symmetric('_Maximum', '_MaximumScalar', 'Elementwise maximum of symbols/numbers.')
 minimum = _symmetric('_Minimum', '_MinimumScalar', 'Elementwise minimum of symbols/numbers.')
+from .op_functions import power, hypot, eye, histogram, split_v2  # noqa: F401,E402

@@ -3,10 +3,12 @@ from ..ops.base import OPS as _OPS
 from .register import make_function as _make_function
 
 
-def _install(namespace):
+def _install(namespace, prefix='_contrib_'):
+    """Put every operator registered as ``<prefix><name>`` into ``namespace`` as ``<name>``
+    (symbols are named after ``<name>``, as MXNet does)."""
     for name in list(_OPS):
-        if name.startswith('_contrib_'):
-            namespace[name[len('_contrib_'):]] = _make_function(name, name[len('_contrib_'):])
+        if name.startswith(prefix):
+            namespace[name[len(prefix):]] = _make_function(name, name[len(prefix):])
 
 
 _install(globals())

@@ -23,8 +23,9 @@ class Symbol(object):
 
     @property
     def name(self):
-        """Name of a single-output symbol (None for groups)."""
-        if len(self._outputs) != 1:
+        """Name of the node every output comes from (None for a group of several nodes)."""
+        nodes = {id(node) for node, _ in self._outputs}
+        if len(nodes) != 1:
             return None
         return self._outputs[0][0].name
 

@@ -1,1 +1,1 @@
-"""Command-line tools: ``python -m mxmod.tools.<name>``."""
+"""Command-line tools: ``python -m mxmod.tools.im2rec`` (image lists and RecordIO packing)."""

@@ -157,15 +157,22 @@ def _threads(out):
 
 
 def test_ranks_split_the_cores_unless_the_user_chose():
-    """-n 1 gets every core, -n 2 half each; a thread variable set by the user wins."""
+    """Ranks get at most cores // local ranks threads (fewer when other processes keep cores
+    busy); MXMOD_NUM_THREADS=N is capped to the share; a BLAS variable set by the user wins."""
     require_mpi()
     pytest.importorskip('threadpoolctl')
-    from mxmod.cluster import THREAD_VARS, available_cores
+    from mxmod.threads import ENV_VARS, available_cores
     cores = available_cores()
-    clear = {var: '' for var in THREAD_VARS}
+    clear = {var: '' for var in ENV_VARS + ('MXMOD_NUM_THREADS',)}
     for workers in (1, 2):
         code, out, err, _ = run([sys.executable, '-m', 'mxmod.launch', '-n', str(workers),
                                  'python', script('threads.py')], timeout=60, env=clear)
+        assert code == 0, err
+        counts = _threads(out)
+        assert len(counts) == workers and all(1 <= n <= max(1, cores // workers) for n in counts)
+        code, out, err, _ = run([sys.executable, '-m', 'mxmod.launch', '-n', str(workers),
+                                 'python', script('threads.py')], timeout=60,
+                                env=dict(clear, MXMOD_NUM_THREADS=str(cores)))
         assert code == 0, err
         assert _threads(out) == [max(1, cores // workers)] * workers
     code, out, err, _ = run([sys.executable, '-m', 'mxmod.launch', '-n', '2', 'python',

@@ -74,6 +74,34 @@ def test_convolution_forward_and_grad(xs, f, kernel, stride, pad, dilate, groups
         check_grad('Convolution', attrs, [x, w, b], rtol=1e-4, atol=1e-5)
 
 
+CHANNELS_LAST_CASES = [
+    # 2-D, one group (conv_cl.py): data gradient as a correlation of dy, by col2im (strides,
+    # padding beyond the kernel, many filters), pointwise kernels
+    ((2, 3, 9, 8), 4, (3, 3), (1, 1), (1, 1), (1, 1)),
+    ((2, 3, 9, 8), 5, (3, 2), (1, 1), (2, 0), (1, 2)),
+    ((2, 3, 9, 8), 4, (3, 3), (2, 2), (1, 1), (1, 1)),
+    ((2, 4, 6, 7), 3, (1, 1), (2, 2), (0, 0), (1, 1)),
+    ((2, 4, 6, 7), 3, (1, 1), (1, 1), (0, 0), (1, 1)),
+    ((2, 2, 8, 8), 9, (5, 5), (1, 1), (0, 0), (1, 1)),
+    ((1, 2, 5, 4), 3, (2, 2), (1, 2), (2, 1), (1, 1)),
+]
+
+
+@pytest.mark.parametrize('xs,f,kernel,stride,pad,dilate', CHANNELS_LAST_CASES)
+def test_convolution_channels_last_kernels(xs, f, kernel, stride, pad, dilate):
+    x, w, b = rng.randn(*xs), rng.randn(f, xs[1], *kernel), rng.randn(f)
+    attrs = _conv_attrs(kernel, f, stride, pad, dilate, 1)
+    check_forward('Convolution', attrs, [x, w, b], [naive_conv(x, w, b, stride, pad, dilate, 1)])
+    check_grad('Convolution', attrs, [x, w, b], rtol=1e-4, atol=1e-5)
+    # the output is channels-last memory; a following convolution reads it without a copy
+    op = make('Convolution', **attrs)
+    y = op.forward(OpContext(np, mx.cpu(), is_train=True), [x, w, b], [])[0]
+    assert y.transpose(0, 2, 3, 1).flags.c_contiguous
+    x_cl = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    y2 = op.forward(OpContext(np, mx.cpu(), is_train=True), [x_cl, w, b], [])[0]
+    np.testing.assert_array_equal(y, y2)
+
+
 def test_convolution_grad_3d():
     x, w = rng.randn(1, 2, 3, 4, 3), rng.randn(2, 1, 2, 2, 2)
     check_grad('Convolution', _conv_attrs((2, 2, 2), 2, (1, 2, 1), (1, 0, 0), (1, 1, 1), 2, True), [x, w])

@@ -159,6 +159,7 @@ def test_user_objects_and_scope(tmp_path):
     counter = domain.new_counter('items', 3)
     counter += 4
     domain.new_marker('here').mark('global')
+    mx.profiler.Task(domain, 'never').stop()            # no error, as in MXNet
     events, _, _ = _finish(path)
     assert where == 'outer:inner:'
     assert [e['args']['scope'] for e in events if e['name'] == '_plus_scalar'] == ['outer:inner:']
@@ -166,8 +167,7 @@ def test_user_objects_and_scope(tmp_path):
     assert {('Mine', 'work', 'X'), ('Mine,frame', 'iteration', 'X'), ('event', 'loading', 'X'),
             ('Mine', 'items', 'C'), ('Mine,instant_marker', 'here', 'i')} <= by_cat
     assert [e['args']['items'] for e in events if e['name'] == 'items'] == [3, 7]
-    with pytest.raises(MXNetError, match='before start'):
-        mx.profiler.Task(domain, 'never').stop()
+    assert 'never' not in {e['name'] for e in events}   # stopped without a start: no event
 
 
 def test_continuous_dump_appends_until_the_final_dump(tmp_path):
@@ -219,3 +219,27 @@ def test_deprecated_functions(tmp_path):
     assert len(caught) == 4 and all('deprecated' in str(w.message) for w in caught)
     events, _, _ = load_trace(path)
     assert names(events, 'operator') == ['_ones']
+
+
+@pytest.mark.parametrize('mode,expected', [('13', {'operator', 'Module'}), ('2', {'operator'})])
+def test_autostart_writes_profile_json_at_exit(tmp_path, mode, expected):
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+    code = ('import mxmod as mx, numpy as np\n'
+            'it = mx.io.NDArrayIter(np.ones((8, 5), "f"), np.zeros(8, "f"), 4)\n'
+            'mx.mod.Module(mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Variable("data"),'
+            ' num_hidden=2), name="softmax")).fit(it, num_epoch=1)\n')
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, MXNET_PROFILER_AUTOSTART='1', MXNET_PROFILER_MODE=mode,
+               PYTHONPATH=root)
+    for name in ('MXMOD_RANK', 'PMI_RANK', 'OMPI_COMM_WORLD_RANK'):
+        env.pop(name, None)
+    subprocess.run([sys.executable, '-c', code], cwd=str(tmp_path), env=env, check=True)
+    events, _, _ = load_trace(str(tmp_path / 'profile.json'))
+    categories = {e['cat'] for e in events}
+    assert expected <= categories
+    steps = {e['name'] for e in events if 'node' in e.get('args', {})}
+    assert ('FullyConnected' in steps) == (mode == '13')    # mask 2: imperative only
+    (tmp_path / 'profile.json').unlink()
+    subprocess.run([sys.executable, '-c', 'import mxmod'], cwd=str(tmp_path), env=env, check=True)
+    assert not (tmp_path / 'profile.json').exists()         # nothing recorded, no file

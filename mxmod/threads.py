@@ -1,0 +1,199 @@
+"""How many threads the BLAS (and OpenMP) libraries that numpy links may use, set at import with
+threadpoolctl and kept right while training.
+
+numpy's matrix products run on OpenBLAS, which by default starts one thread per core. When another
+process keeps a core busy, those threads wait on each other and a training step can take several
+times longer than on one thread. mxmod therefore chooses the number itself, unless the user did:
+
+- ``MXMOD_NUM_THREADS=N`` uses N threads, always (``auto``, the default, adapts as below);
+- otherwise, if ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set,
+  mxmod leaves the libraries as those variables configured them;
+- otherwise (``auto``) it uses the cores this process may run on (its CPU affinity) that other
+  processes leave idle: at import from the instantaneous run queue, and then, while an executor
+  runs, from the CPU time the whole machine and this process used over the last second or so
+  (``/proc/stat``), so that a busy neighbour brings it down to fewer threads and an idle machine
+  back up within about a second.
+
+:func:`set_num_threads` fixes the number from Python; :func:`share_cores` gives each of several
+processes started on one machine (for example MPI ranks) its share, ``cores // local_ranks``."""
+import math
+import os
+import time
+
+__all__ = ['available_cores', 'get_num_threads', 'set_num_threads', 'share_cores', 'tick',
+           'ENV_VARS']
+
+ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
+INTERVAL = 1.0          # seconds between two looks at the machine's load
+SLACK = 0.3             # a core counts as free while others use less than this fraction of it
+
+
+def available_cores():
+    """The number of cores this process may run on (its affinity mask, else ``os.cpu_count``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _machine_busy():
+    """(busy seconds of all CPUs together since boot, from /proc/stat) or None elsewhere."""
+    try:
+        with open('/proc/stat', 'rb') as handle:
+            fields = handle.readline().split()[1:]
+    except OSError:
+        return None
+    ticks = [int(f) for f in fields]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)       # idle + iowait
+    return (sum(ticks[:8]) - idle) / _CLOCK_TICKS
+
+
+def _runnable_others():
+    """Other processes' threads runnable right now (/proc/loadavg), or the 1-minute load."""
+    try:
+        with open('/proc/loadavg') as handle:
+            fields = handle.read().split()
+        return max(0.0, min(float(fields[0]), int(fields[3].split('/')[0]) - 1))
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 0.0
+
+
+_now = time.monotonic
+_cpu = time.process_time
+try:
+    _CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
+except (AttributeError, ValueError, OSError):
+    _CLOCK_TICKS = 100
+
+
+class Governor(object):
+    """The thread count policy of this process (one instance, ``GOVERNOR``).
+
+    ``mode`` is 'auto' (adapts to load), 'fixed' (MXMOD_NUM_THREADS or set_num_threads) or 'env'
+    (the BLAS variables decide; mxmod changes nothing)."""
+
+    def __init__(self, environ=None):
+        environ = os.environ if environ is None else environ
+        self.cores = available_cores()
+        self.siblings = 0.0         # cores other processes of the same job are expected to use
+        self.threads = None
+        self.controller = None
+        self.next_look = 0.0
+        self.last = None
+        wanted = environ.get('MXMOD_NUM_THREADS', 'auto').strip().lower()
+        if wanted not in ('', 'auto'):
+            self.mode = 'fixed'
+            self.apply(_positive(wanted, 'MXMOD_NUM_THREADS'))
+        elif any(environ.get(name) for name in ENV_VARS):
+            self.mode = 'env'
+        else:
+            self.mode = 'auto'
+            self.apply(self.choose(_runnable_others()))
+            self.last = self._sample()
+            self.next_look = _now() + INTERVAL
+
+    def choose(self, others):
+        """Threads for ``others`` cores' worth of load from other processes."""
+        others = max(0.0, others - self.siblings)
+        return int(min(self.cores, max(1, math.floor(self.cores - others + SLACK))))
+
+    @staticmethod
+    def _sample():
+        busy = _machine_busy()
+        return None if busy is None else (_now(), busy, _cpu())
+
+    def look(self):
+        """Measure the other processes' load since the last look and adjust (mode 'auto')."""
+        now = self._sample()
+        last, self.last = self.last, now
+        self.next_look = _now() + INTERVAL
+        if now is None or last is None or now[0] - last[0] < 0.5 * INTERVAL:
+            return
+        elapsed = now[0] - last[0]
+        others = ((now[1] - last[1]) - (now[2] - last[2])) / elapsed
+        wanted = self.choose(others)
+        if wanted != self.threads:
+            self.apply(wanted)
+
+    def apply(self, threads):
+        """Limit every BLAS/OpenMP library loaded in this process to ``threads`` threads."""
+        from threadpoolctl import ThreadpoolController  # pylint: disable=import-outside-toplevel
+        # a library loaded since the last change (scipy's own BLAS, say) is found by a new scan
+        self.controller = ThreadpoolController()
+        for lib in self.controller.lib_controllers:
+            if lib.user_api in ('blas', 'openmp'):
+                lib.set_num_threads(threads)
+        self.threads = threads
+
+
+def _positive(text, name):
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        value = 0
+    if value < 1:
+        raise ValueError('%s must be a positive integer or "auto", got %r' % (name, text))
+    return value
+
+
+GOVERNOR = Governor()
+
+
+def tick():
+    """Called by the executor once per forward pass: every INTERVAL seconds in 'auto' mode,
+    re-measure the machine's load and adjust the thread count. Costs a clock read otherwise."""
+    gov = GOVERNOR
+    if gov.mode == 'auto' and _now() >= gov.next_look:
+        gov.look()
+
+
+def get_num_threads():
+    """The thread count mxmod set for the BLAS libraries (None in mode 'env': their own)."""
+    return GOVERNOR.threads
+
+
+def set_num_threads(threads=None):
+    """Use ``threads`` BLAS threads from now on (no more adapting to load); ``None`` returns to
+    the automatic choice.
+
+    Parameters
+    ----------
+    threads : int or None
+    """
+    gov = GOVERNOR
+    if threads is None:
+        gov.mode = 'auto'
+        gov.last = gov._sample()
+        gov.apply(gov.choose(_runnable_others()))
+        gov.next_look = _now() + INTERVAL
+        return
+    gov.mode = 'fixed'
+    gov.apply(_positive(threads, 'threads'))
+
+
+def share_cores(local_ranks, rank=None):
+    """Give this process its share of the machine when ``local_ranks`` processes of one job run on
+    it (MPI ranks launched on one host): at most ``cores // local_ranks`` threads, and the other
+    ranks' load is not counted as a reason to use fewer. Returns the new thread limit.
+
+    Parameters
+    ----------
+    local_ranks : int
+        Processes of the job on this machine.
+    rank : int, optional
+        Unused today; kept so that a later change can pin each rank to its own cores.
+    """
+    del rank
+    gov = GOVERNOR
+    local_ranks = _positive(local_ranks, 'local_ranks')
+    total = available_cores()
+    gov.cores = max(1, total // local_ranks)
+    gov.siblings = float(total - gov.cores)
+    if gov.mode == 'auto':
+        gov.apply(gov.choose(_runnable_others()))
+    elif gov.mode == 'fixed' and gov.threads > gov.cores:
+        gov.apply(gov.cores)
+    return gov.threads

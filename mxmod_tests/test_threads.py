@@ -1,0 +1,108 @@
+"""mxmod.threads: the BLAS thread count chosen at import and adapted to the machine's load."""
+import os
+import subprocess
+import sys
+
+import pytest
+from threadpoolctl import threadpool_info
+
+from mxmod import threads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _blas_threads():
+    return {lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'}
+
+
+@pytest.fixture
+def governor(monkeypatch):
+    """A fresh auto-mode governor over 4 cores whose machine samples the test controls; the
+    module's governor and the real BLAS thread count are restored afterwards."""
+    saved = threads.GOVERNOR
+    before = _blas_threads()
+    monkeypatch.setattr(threads, 'available_cores', lambda: 4)
+    monkeypatch.setattr(threads, '_runnable_others', lambda: 0.0)
+    clock = {'now': 100.0, 'busy': 0.0, 'cpu': 0.0}
+    monkeypatch.setattr(threads, '_machine_busy', lambda: clock['busy'])
+    monkeypatch.setattr(threads, '_now', lambda: clock['now'])
+    monkeypatch.setattr(threads, '_cpu', lambda: clock['cpu'])
+    gov = threads.GOVERNOR = threads.Governor(environ={})
+    gov.clock = clock
+    yield gov
+    threads.GOVERNOR = saved
+    saved.apply(saved.threads or max(before))
+
+
+def _advance(gov, seconds, ours, others):
+    """Let ``seconds`` pass with this process using ``ours`` cores and others ``others``."""
+    gov.clock['now'] += seconds
+    gov.clock['cpu'] += ours * seconds
+    gov.clock['busy'] += (ours + others) * seconds
+
+
+def test_auto_uses_idle_cores_and_backs_off_under_load(governor):
+    assert governor.mode == 'auto' and governor.threads == 4
+    assert _blas_threads() == {4}
+    _advance(governor, 1.5, ours=3.4, others=0.6)     # one neighbour wakes up: 3 threads
+    threads.tick()
+    assert governor.threads == 3 and _blas_threads() == {3}
+    _advance(governor, 1.5, ours=1.0, others=3.0)     # a busy machine: one thread
+    threads.tick()
+    assert governor.threads == 1
+    _advance(governor, 0.2, ours=1.0, others=0.0)     # too soon to look again
+    threads.tick()
+    assert governor.threads == 1
+    _advance(governor, 1.5, ours=1.0, others=0.1)     # idle again: every core
+    threads.tick()
+    assert governor.threads == 4 and _blas_threads() == {4}
+
+
+def test_choose_counts_a_core_free_below_the_slack(governor):
+    assert [governor.choose(x) for x in (0.0, 0.29, 0.31, 1.0, 2.5, 9.0)] == [4, 4, 3, 3, 1, 1]
+
+
+def test_share_cores_gives_each_local_rank_its_part(governor):
+    assert threads.share_cores(2) == 2
+    # the other rank's two busy cores are expected, not a reason to back off
+    _advance(governor, 1.5, ours=2.0, others=2.0)
+    threads.tick()
+    assert governor.threads == 2
+    assert threads.share_cores(8) == 1
+    with pytest.raises(ValueError, match='local_ranks'):
+        threads.share_cores(0)
+
+
+def test_set_num_threads_fixes_the_count(governor):
+    threads.set_num_threads(2)
+    assert governor.mode == 'fixed' and threads.get_num_threads() == 2
+    _advance(governor, 5, ours=1.0, others=0.0)
+    threads.tick()
+    assert threads.get_num_threads() == 2 and _blas_threads() == {2}
+    threads.set_num_threads(None)
+    assert governor.mode == 'auto' and governor.threads == 4
+    with pytest.raises(ValueError, match='positive'):
+        threads.set_num_threads(0)
+
+
+def test_environment_decides_the_mode():
+    assert threads.Governor(environ={'OPENBLAS_NUM_THREADS': '1'}).mode == 'env'
+    with pytest.raises(ValueError, match='MXMOD_NUM_THREADS'):
+        threads.Governor(environ={'MXMOD_NUM_THREADS': 'many'})
+
+
+def _imported_threads(env):
+    code = 'import mxmod, threadpoolctl; print(mxmod.threads.GOVERNOR.mode, ' \
+           '[i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"])'
+    env = dict({k: v for k, v in os.environ.items() if 'NUM_THREADS' not in k}, PYTHONPATH=ROOT,
+               **env)
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True,
+                         timeout=120, check=True)
+    return out.stdout.split(None, 1)
+
+
+def test_import_applies_mxmod_num_threads_and_respects_blas_variables():
+    assert _imported_threads({'MXMOD_NUM_THREADS': '3'}) == ['fixed', '[3]\n']
+    assert _imported_threads({'OPENBLAS_NUM_THREADS': '2'}) == ['env', '[2]\n']
+    mode, counts = _imported_threads({})
+    assert mode == 'auto' and 1 <= eval(counts)[0] <= threads.available_cores()
