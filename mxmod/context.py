@@ -53,6 +53,17 @@ def usable_gpu(device_id):
     return cupy
 
 
+class _ClassProperty(object):
+    """A read-only property of a class (``Context.default_ctx``)."""
+
+    def __init__(self, getter):
+        self.getter = getter
+        self.__doc__ = getter.__doc__
+
+    def __get__(self, instance, owner):
+        return self.getter(owner)
+
+
 class Context(object):
     """A device on which arrays live and operators run.
 
@@ -116,9 +127,10 @@ class Context(object):
         if self.device_typeid == 2:
             cupy_module().get_default_memory_pool().free_all_blocks()
 
-    @classmethod
+    @_ClassProperty
     def default_ctx(cls):
-        """The context used when none is given: the innermost ``with`` scope, else cpu(0)."""
+        """The context used when none is given: the innermost ``with`` scope, else cpu(0)
+        (a class property, as in MXNet: ``Context.default_ctx``)."""
         stack = getattr(cls._local, 'stack', None)
         return stack[-1] if stack else Context('cpu', 0)
 
@@ -140,7 +152,7 @@ def gpu(device_id=0):
 
 def current_context():
     """Return the current default context."""
-    return Context.default_ctx()
+    return Context.default_ctx
 
 
 def num_gpus():
@@ -170,6 +182,17 @@ def erf(xp, x):
     except ImportError:
         import math  # pylint: disable=import-outside-toplevel
         return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def scipy_module(xp, submodule):
+    """scipy's ``submodule`` ('sparse', 'special') for numpy arrays, cupyx's for cupy arrays."""
+    import importlib  # pylint: disable=import-outside-toplevel
+    root = 'scipy' if xp is np else 'cupyx.scipy'
+    try:
+        return importlib.import_module('%s.%s' % (root, submodule))
+    except ImportError as err:
+        raise MXNetError('%s.%s is needed here: pip install %s (%s)'
+                         % (root, submodule, 'scipy' if xp is np else 'cupy-cuda12x', err)) from err
 
 
 _NO_SCOPE = contextlib.nullcontext()

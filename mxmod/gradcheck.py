@@ -26,9 +26,8 @@ def _aux(sym, aux_states, ctx, dtype):
 def _bind(sym, ctx, args, aux, grad_req='write', need_grads=True):
     grads = {k: nd_array(np.zeros(v.shape), ctx=ctx, dtype=v.dtype) for k, v in args.items()} \
         if need_grads else None
-    aux_list = aux or {n: nd_array(np.zeros(s), ctx=ctx) for n, s in
-                       zip(sym.list_auxiliary_states(), sym.infer_shape(**{k: v.shape for k, v in args.items()})[2])}
-    return sym.bind(ctx, args=args, args_grad=grads, grad_req=grad_req, aux_states=aux_list)
+    return sym.bind(ctx, args=args, args_grad=grads, grad_req=grad_req,
+                    aux_states=_aux_list(sym, ctx, args, aux))
 
 
 def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True, dtype=np.float32):
@@ -59,10 +58,22 @@ def _np(v):
     return v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)
 
 
+def _grad_array(shape, ctx, dtype, stype):
+    """A gradient array of ``stype``: random normal values when dense (so that a write is
+    visible), empty when sparse, as MXNet's checks create them."""
+    if stype is not None and stype != 'default':
+        from .ndarray import zeros  # pylint: disable=import-outside-toplevel
+        return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+    return nd_array(np.random.normal(size=shape), ctx=ctx, dtype=dtype)
+
+
 def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rtol=1e-2, atol=None,
                            grad_nodes=None, use_forward_train=True, ctx=None, grad_stype_dict=None,
                            dtype=np.float32):
-    """Compare the symbolic gradient of sum(outputs * random projection) with central differences."""
+    """Compare the symbolic gradient of sum(outputs * random projection) with central differences.
+
+    ``location`` values may be sparse NDArrays; ``grad_stype_dict`` gives gradient arrays of
+    other storage types (name -> 'row_sparse' / 'csr')."""
     from .symbol import Variable, make_loss, sum as sym_sum  # pylint: disable=import-outside-toplevel,no-name-in-module
     ctx = ctx or cpu()
     args = _location(sym, location, ctx, dtype)
@@ -72,13 +83,18 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rto
     wrapped = make_loss(sym_sum(sym * Variable('__random_proj')))
     args_all = dict(args)
     args_all['__random_proj'] = nd_array(proj, ctx=ctx, dtype=dtype)
-    grad_nodes = grad_nodes or list(args.keys())
-    req = {k: ('write' if k in grad_nodes else 'null') for k in args_all}
-    exe = _bind(wrapped, ctx, args_all, aux, grad_req=req)
+    grad_nodes = list(grad_nodes or args.keys())
+    stypes = grad_stype_dict or {}
+    grads = {k: _grad_array(v.shape, ctx, v.dtype, stypes.get(k)) for k, v in args_all.items()
+             if k in grad_nodes}
+    exe = wrapped.bind(ctx, args=args_all, args_grad=grads,
+                       grad_req={k: 'write' if k in grad_nodes else 'null' for k in args_all},
+                       aux_states=_aux_list(wrapped, ctx, args_all, aux, copy=True))
     exe.forward(is_train=True)
     exe.backward()
     symbolic = {k: exe.grad_dict[k].asnumpy() for k in grad_nodes}
-    check = _bind(wrapped, ctx, {k: v.copy() for k, v in args_all.items()}, aux, need_grads=False)
+    check = wrapped.bind(ctx, args={k: v.copy() for k, v in args_all.items()}, grad_req='null',
+                         aux_states=_aux_list(wrapped, ctx, args_all, aux, copy=True))
     numeric = numeric_grad(check, {k: args[k].asnumpy() for k in grad_nodes}, eps=numeric_eps,
                            use_forward_train=use_forward_train, dtype=np.float64)
     for name in grad_nodes:
@@ -86,38 +102,65 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3, rto
                                    err_msg='gradient of %s' % name)
 
 
+def _aux_list(sym, ctx, args, aux, copy=False):
+    if aux:
+        return {k: v.copy() for k, v in aux.items()} if copy else aux
+    shapes = sym.infer_shape(**{k: v.shape for k, v in args.items()})[2]
+    return {n: nd_array(np.zeros(s), ctx=ctx) for n, s in zip(sym.list_auxiliary_states(), shapes)}
+
+
 def check_symbolic_forward(sym, location, expected, rtol=1e-4, atol=None, aux_states=None, ctx=None,
                            equal_nan=False, dtype=np.float32):
-    """Bind, run forward (inference) and compare every output with ``expected``."""
+    """Bind, run forward (inference) and compare every output with ``expected``; returns the
+    executor's output NDArrays."""
     ctx = ctx or cpu()
     args = _location(sym, location, ctx, dtype)
     exe = _bind(sym, ctx, args, _aux(sym, aux_states, ctx, dtype), grad_req='null', need_grads=False)
-    outs = [o.asnumpy() for o in exe.forward(is_train=False)]
+    outputs = exe.forward(is_train=False)
     if isinstance(expected, dict):
         expected = [expected[k] for k in sym.list_outputs()]
-    for got, want in zip(outs, expected):
-        np.testing.assert_allclose(got, _np(want), rtol=rtol, atol=atol or 1e-20, equal_nan=equal_nan)
-    return outs
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(got.asnumpy(), _np(want), rtol=rtol, atol=atol or 1e-20,
+                                   equal_nan=equal_nan)
+    return outputs
 
 
 def check_symbolic_backward(sym, location, out_grads, expected, rtol=1e-5, atol=None, aux_states=None,
                             grad_req='write', ctx=None, grad_stypes=None, equal_nan=False,
                             dtype=np.float32):
-    """Bind, run forward (training) and backward with ``out_grads``; compare the gradients."""
+    """Bind, run forward (training) and backward with ``out_grads``; compare the gradients.
+
+    Gradient arrays exist for the names in ``expected`` (of storage type ``grad_stypes[name]``
+    when given); returns them (name -> NDArray)."""
     ctx = ctx or cpu()
     args = _location(sym, location, ctx, dtype)
     if isinstance(expected, (list, tuple)):
         expected = dict(zip(sym.list_arguments(), expected))
-    req = grad_req if isinstance(grad_req, dict) else {k: (grad_req if k in expected else 'null')
-                                                       for k in sym.list_arguments()}
-    exe = _bind(sym, ctx, args, _aux(sym, aux_states, ctx, dtype), grad_req=req)
+    if isinstance(grad_req, str):
+        grad_req = {k: grad_req for k in sym.list_arguments()}
+    elif isinstance(grad_req, (list, tuple)):
+        grad_req = dict(zip(sym.list_arguments(), grad_req))
+    stypes = grad_stypes or {}
+    grads = {k: _grad_array(args[k].shape, ctx, dtype, stypes.get(k)) for k in expected}
+    initial = {k: v.asnumpy() for k, v in grads.items()}
+    aux = _aux(sym, aux_states, ctx, dtype)
+    exe = sym.bind(ctx, args=args, args_grad=grads, grad_req=grad_req,
+                   aux_states=_aux_list(sym, ctx, args, aux))
     exe.forward(is_train=True)
     if isinstance(out_grads, (list, tuple)):
         out_grads = [o if isinstance(o, NDArray) else nd_array(o, ctx=ctx, dtype=dtype) for o in out_grads]
+    elif isinstance(out_grads, dict):
+        out_grads = {k: o if isinstance(o, NDArray) else nd_array(o, ctx=ctx, dtype=dtype)
+                     for k, o in out_grads.items()}
     exe.backward(out_grads)
-    grads = {k: v.asnumpy() for k, v in exe.grad_dict.items()}
     for name, want in expected.items():
-        np.testing.assert_allclose(grads[name], _np(want), rtol=rtol, atol=atol or 1e-20,
+        got = grads[name].asnumpy()
+        req = grad_req.get(name, 'null')
+        if req == 'add':
+            got = got - initial[name]
+        elif req == 'null':
+            want = initial[name]
+        np.testing.assert_allclose(got, _np(want), rtol=rtol, atol=atol or 1e-20,
                                    equal_nan=equal_nan, err_msg='gradient of %s' % name)
     return grads
 

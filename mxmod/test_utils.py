@@ -4,6 +4,7 @@ import os
 import sys
 
 import numpy as np
+import numpy.random as rnd  # noqa: F401  (MXNet's test files use it via `import *`)
 
 from .base import MXNetError
 from .context import Context, cpu, current_context
@@ -55,6 +56,7 @@ def same_array(array1, array2):
 
 def _np_view(a):
     data = a._data if isinstance(a, NDArray) else a
+    data = getattr(data, 'data', data) if getattr(data, 'stype', None) else data  # sparse values
     return data if isinstance(data, np.ndarray) else None
 
 
@@ -121,23 +123,6 @@ def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
     """A random shape with ``num_dim`` dimensions, each at most ``dim``."""
     low = 0 if allow_zero_size else 1
     return tuple(np.random.randint(low, dim + 1, size=num_dim))
-
-
-def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func=None,
-                 shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A random NDArray (uniform in [0, 1)). For ``stype`` 'row_sparse' / 'csr', rows (elements)
-    are zeroed with probability ``1 - density`` and the result is tagged with that storage type
-    (mxmod stores it densely)."""
-    data = np.random.uniform(size=shape).astype(dtype or np.float32)
-    if stype != 'default':
-        density = np.random.rand() if density is None else density
-        if stype == 'row_sparse' and data.ndim:
-            data[np.random.rand(data.shape[0]) >= density] = 0
-        else:
-            data[np.random.rand(*data.shape) >= density] = 0
-    if modifier_func is not None:
-        data = modifier_func(data)
-    return nd_array(data, ctx=ctx or default_context(), dtype=dtype or np.float32).tostype(stype)
 
 
 @contextlib.contextmanager
@@ -250,6 +235,8 @@ def use_np(func):
     return func
 
 
+from .sparse_test_utils import *  # noqa: E402,F401,F403  (rand_ndarray, rand_sparse_ndarray ...)
+import mxmod as mx  # noqa: E402,F401  (MXNet's test files use `mx` via `import *`)
 from .gradcheck import (numeric_grad, check_numeric_gradient, check_symbolic_forward,  # noqa: E402,F401
                         check_symbolic_backward, check_consistency, simple_forward)
 from .dataset_utils import (download, get_mnist, get_mnist_pkl, get_mnist_ubyte,  # noqa: E402,F401

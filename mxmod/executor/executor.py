@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, gradient_writes, numerics
+from . import buffers, fastpath, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward, report_variables
 
 
@@ -37,8 +37,9 @@ class Executor(object):
             step.ctx = octx.ctx
             octx.out_shapes = [shapes[s] for s in step.outputs]
         self._prepare_gradients(mirror)
-        self._blocks = buffers.install(self)
-        self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
+        self._has_sparse = self._install_storage()
+        self._blocks = [] if self._has_sparse else buffers.install(self)
+        self.outputs = outputs or [self._new_output(s) for s in plan.head_slots]
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
         numerics.install(self)
@@ -64,6 +65,22 @@ class Executor(object):
             return np.zeros(shape or (), dtype=dtype)
         with xp.cuda.Device(ctx.device_id):
             return xp.zeros(shape or (), dtype=dtype)
+
+    def _install_storage(self):
+        """Storage types of values and gradients; sparse steps get dispatching functions."""
+        plan = self._plan
+        known = {n: a.stype for n, a in zip(plan.arg_names + plan.aux_names,
+                                             list(self.arg_arrays) + list(self.aux_arrays))}
+        sparse = storage.install(self, known)
+        if sparse:
+            storage.patch_programs(self)
+        return sparse
+
+    def _new_output(self, slot):
+        ctx = self._slot_ctx(slot)
+        if self._stypes[slot] != 'default':
+            return storage.empty_like_slot(self, slot, ctx)
+        return from_xp(self._zeros(slot), ctx)
 
     def _prepare_gradients(self, mirror):
         plan = self._plan
@@ -178,7 +195,10 @@ class Executor(object):
                 raise MXNetError('output %s has shape %s, the executor was bound for %s'
                                  % (out, tuple(value.shape), out.shape))
             with self._scope(out.context):
-                out._data[...] = _on(value, out.context)
+                if self._has_sparse:
+                    storage.copy_output(out, value)
+                else:
+                    out._data[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
 
@@ -209,12 +229,13 @@ class Executor(object):
     def _run_step(self, step, octx, aux_override=None):
         ins = self._gather(step.inputs, octx.ctx)
         aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
+        forward = self._sparse_fwd.get(step.index, step.op.forward)
         with self._scope(octx.ctx):
             if PROFILER.symbolic:
-                outs = run_op(step.op.op_name, octx.ctx, step.op.forward, octx, ins, aux,
+                outs = run_op(step.op.op_name, octx.ctx, forward, octx, ins, aux,
                               node=step.name)
             else:
-                outs = step.op.forward(octx, ins, aux)
+                outs = forward(octx, ins, aux)
         for s, o in zip(step.outputs, outs):
             self._vals[s] = o
         if self._monitor is not None:
@@ -281,6 +302,8 @@ class Executor(object):
                                  'the output as an objective, wrap it with MakeLoss.'
                                  % (i, self._symbol.list_outputs()[i]))
             data = given._data if isinstance(given, NDArray) else _put(np.asarray(given), self._ctx)
+            if self._has_sparse:
+                data = storage.head_grad(self, slot, data)
             grads[slot] = _accumulate(grads.get(slot), data)
         return grads
 
@@ -291,6 +314,7 @@ class Executor(object):
 
     def _backward_in_scope(self, step, octx, grads):
         op = step.op
+        backward = self._sparse_bwd.get(step.index, op.backward)
         ogs = [grads.pop(s, None) for s in step.outputs]
         if not self._single_ctx:
             ogs = [None if g is None else _on(g, octx.ctx) for g in ogs]
@@ -305,14 +329,14 @@ class Executor(object):
         if self._monitor is not None:
             need = octx.need_grad
             octx.need_grad = [True] * len(need)
-            in_grads = op.backward(octx, ogs, ins, outs, aux)
+            in_grads = backward(octx, ogs, ins, outs, aux)
             octx.need_grad = need
             report_backward(self, step, list(ogs) + list(ins) + list(outs), in_grads)
         elif PROFILER.symbolic:
-            in_grads = run_op('_backward_' + op.op_name, octx.ctx, op.backward, octx, ogs, ins,
+            in_grads = run_op('_backward_' + op.op_name, octx.ctx, backward, octx, ogs, ins,
                               outs, aux, node=step.name)
         else:
-            in_grads = op.backward(octx, ogs, ins, outs, aux)
+            in_grads = backward(octx, ogs, ins, outs, aux)
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
             if need and g is not None:
                 old = grads.get(s)
@@ -326,6 +350,9 @@ class Executor(object):
             g = grads.pop(slot, None)
             if g is garr._data:
                 continue                # the operator wrote it in place (grad_out)
+            if self._has_sparse and (garr.stype != 'default' or storage.is_sparse(g)):
+                storage.write_grad(garr, req, g)
+                continue
             with self._scope(garr.context):
                 if req == 'add':
                     if g is not None:

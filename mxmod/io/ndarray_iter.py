@@ -72,6 +72,10 @@ class NDArrayIter(DataIter):
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
         _check_lengths(self.data, self.label, layout)
+        if any(arr.stype != 'default' for _, arr in self.data + self.label) and \
+                last_batch_handle != 'discard':
+            raise NotImplementedError('`NDArrayIter` only supports ``CSRNDArray`` with '
+                                      '`last_batch_handle` set to `discard`.')
         self.idx = np.arange(self.data[0][1].shape[0])
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..base import MXNetError, write_file_atomic
 from ..context import Context
+from . import sparse_io
 from .ndarray import NDArray, from_xp, to_numpy
 
 __all__ = ['save', 'load', 'load_frombuffer', 'record_to_bytes', 'record_from_bytes', 'dumps',
@@ -34,7 +35,10 @@ _SAVE_ERROR = 'save only accept dict str->NDArray or list of NDArray'
 
 # ---- writing -----------------------------------------------------------------------------
 def _record_bytes(arr):
-    """One V2 record for a dense NDArray: header, the array's context, dtype flag, C-order data."""
+    """One V2 record for a dense NDArray: header, the array's context, dtype flag, C-order data
+    (sparse arrays: see :mod:`.sparse_io`)."""
+    if arr.stype != 'default':
+        return sparse_io.record_bytes(arr, V2_MAGIC, FLAG_OF_DTYPE)
     host = to_numpy(arr._data)
     dtype = np.dtype(host.dtype).newbyteorder('=')
     if dtype not in FLAG_OF_DTYPE:
@@ -163,8 +167,7 @@ def _read_shape(reader, magic, index):
         if magic != V1_MAGIC:
             (stype,) = reader.unpack('<i', 'storage type of array %d' % index)
             if stype != DENSE:
-                reader.fail('array %d has sparse storage type %d; only dense arrays (0) are '
-                            'supported' % (index, stype))
+                return sparse_io.read_sparse(reader, stype, index, DTYPE_OF_FLAG, _DEV_TYPES)
         (ndim,) = reader.unpack('<i', what)
         if ndim < 0:
             return None
@@ -191,8 +194,8 @@ def _read_record(reader, index):
     """Read one array record; returns a host numpy array (or None for a 'none' array)."""
     (magic,) = reader.unpack('<I', 'the magic of array %d' % index)
     shape = _read_shape(reader, magic, index)
-    if shape is None:
-        return None
+    if shape is None or not isinstance(shape, tuple):
+        return shape        # None ('none' array) or a sparse storage read whole
     dev_type, _dev_id, flag = reader.unpack('<iii', 'context and dtype of array %d' % index)
     if dev_type not in _DEV_TYPES:
         reader.fail('array %d has device type %d, expected one of %s'

@@ -308,7 +308,6 @@ class Dropout(Operator):
 class Embedding(Operator):
     """Look up rows of ``weight`` (input_dim, output_dim) at the (float) indices in ``data``."""
     op_name = 'Embedding'
-    aliases = ('_contrib_SparseEmbedding',)
     params = {'input_dim': Param('int'), 'output_dim': Param('int'),
               'dtype': Param('dtype', 'float32'), 'sparse_grad': Param('bool', False)}
     arguments = ('data', 'weight')

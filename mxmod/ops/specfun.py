@@ -136,7 +136,8 @@ def gamma(xp, x):
 
 
 def digamma(xp, x):
-    """The logarithmic derivative of Gamma; nan at the poles."""
+    """The logarithmic derivative of Gamma; +inf at the poles 0, -1, -2, ... (the value of the
+    cephes psi MXNet uses, so gamma's and gammaln's gradients there are +-inf as in MXNet)."""
     x = _as_float64(xp, x)
     low = x < 0.5
     z = xp.where(low, 1.0 - x, x)
@@ -153,4 +154,4 @@ def digamma(xp, x):
     with np.errstate(divide='ignore', invalid='ignore'):
         reflected = value - math.pi / xp.tan(math.pi * (x - xp.rint(x)))
     out = xp.where(low, reflected, value)
-    return xp.where((x <= 0) & (x == xp.floor(x)), np.nan, out)
+    return xp.where((x <= 0) & (x == xp.floor(x)), np.inf, out)

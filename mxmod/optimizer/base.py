@@ -11,6 +11,7 @@ import numpy as np
 
 from ..argcheck import real_number, ArgumentTypeError, ArgumentValueError
 from ..registry import family
+from .lazy import sparse_aware
 
 __all__ = ['Optimizer', 'register', 'create']
 
@@ -94,6 +95,16 @@ class Optimizer(object):
         self.set_wd_mult({})
 
     opt_registry = {}  # the Optimizer family's name table, installed below
+    sparse_update_rule = None   # when a row_sparse gradient updates only its rows (see .lazy)
+
+    def __init_subclass__(cls, **kwargs):
+        """mxmod's optimizers take sparse weights, gradients and states (see :mod:`.lazy`)."""
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith('mxmod.'):
+            for name in ('update', 'update_multi_precision'):
+                fn = cls.__dict__.get(name)
+                if fn is not None and not getattr(fn, 'sparse_aware', False):
+                    setattr(cls, name, sparse_aware(fn))
 
     @staticmethod
     def register(klass):
@@ -344,6 +355,7 @@ def _warn_float16(weight, multi_precision, name):
                       'optimizer' % (name + ' ' if name else ''))
 
 
+Optimizer.update_multi_precision = sparse_aware(Optimizer.update_multi_precision)
 _REGISTRY = family(Optimizer, 'optimizer')
 Optimizer.opt_registry = _REGISTRY.table
 register = Optimizer.register  # pylint: disable=invalid-name

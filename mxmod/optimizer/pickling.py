@@ -12,7 +12,7 @@ import sys
 
 from ..base import MXNetError
 from ..context import Context
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, from_xp
 from ..ndarray import serialization
 from .safe_unpickle import restricted_loads
 
@@ -20,6 +20,7 @@ __all__ = ['dumps', 'loads', 'load_states', 'read_states_file']
 
 _NDARRAY = ('mxnet.ndarray.ndarray', 'NDArray')
 _MODULE_RENAMES = (('mxmod.optimizer.contrib', 'mxnet.optimizer.contrib'),
+                   ('mxmod.ndarray.sparse_ndarray', 'mxnet.ndarray.sparse'),
                    ('mxmod.optimizer', 'mxnet.optimizer.optimizer'),
                    ('mxmod.lr_scheduler', 'mxnet.lr_scheduler'),
                    ('numpy._core', 'numpy.core'))
@@ -47,7 +48,8 @@ class _PickledNDArray(NDArray):
         if data is None:
             raise MXNetError('pickled NDArray holds an uninitialized (none) array')
         self._data = data
-        self.__class__ = NDArray
+        self.__class__ = NDArray if getattr(data, 'stype', None) is None else \
+            type(from_xp(data, self._ctx))
 
 
 class _MXNetNDArrayName(object):
@@ -80,7 +82,7 @@ class _Pickler(pickle._Pickler):  # pylint: disable=protected-access
     """Pure-Python pickler that writes NDArrays and mxmod optimizers under MXNet's names."""
 
     def reducer_override(self, obj):  # pylint: disable=method-hidden
-        if isinstance(obj, NDArray) and not isinstance(obj, type):
+        if isinstance(obj, NDArray) and obj.stype == 'default' and not isinstance(obj, type):
             record = serialization.record_to_bytes(obj)
             return (_MXNetNDArrayName, (None,), {'handle': bytearray(record)})
         return NotImplemented

@@ -44,9 +44,9 @@ def _master_state(optimizer, index, weight, name):
     return None
 
 
-def _momentum_state(weight, momentum):
+def _momentum_state(weight, momentum, stype='default'):
     if momentum != 0.0:
-        return zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
     return None
 
 
@@ -63,11 +63,14 @@ class SGD(Optimizer):
     momentum : float, optional
         The momentum value.
     lazy_update : bool, optional
-        Lazy row-sparse updates in MXNet; mxmod arrays are dense, so it has no effect.
+        With a row_sparse gradient, update only its rows (weight, momentum); otherwise every
+        row (weight decay reaches all of them).
     **kwargs
         See :class:`Optimizer` (``multi_precision`` keeps float32 master copies of float16
         weights).
     """
+
+    sparse_update_rule = 'lazy_update'
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super(SGD, self).__init__(**kwargs)
@@ -80,7 +83,8 @@ class SGD(Optimizer):
         return state if state is not None else self.create_state(index, weight)
 
     def create_state(self, index, weight):
-        return _momentum_state(weight, self.momentum)
+        return _momentum_state(weight, self.momentum,
+                               weight.stype if self.lazy_update else 'default')
 
     def _update_impl(self, indices, weights, grads, states, multi_precision=False):
         if not isinstance(indices, (tuple, list)):

@@ -254,7 +254,7 @@ class Symbol(object):
         from ..executor.bind import simple_bind  # pylint: disable=import-outside-toplevel
         check_bindable(self, 'simple_bind')
         return simple_bind(self, ctx, grad_req, type_dict, group2ctx, shared_arg_names,
-                           shared_exec, shared_buffer, kwargs)
+                           shared_exec, shared_buffer, kwargs, stype_dict)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
              shared_exec=None):
