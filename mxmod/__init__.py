@@ -33,7 +33,8 @@ for _name, _alias in _LAYERS:
 
 if 'attribute' in globals():
     AttrScope = attribute.AttrScope  # noqa: F821
-from .util import np_shape, is_np_shape, set_np_shape, use_np_shape  # noqa: F401,E402
+from .util import (np_shape, is_np_shape, set_np_shape, use_np_shape, np_array,  # noqa: F401,E402
+                   is_np_array, use_np_array, use_np, set_np, reset_np)
 
 
 def __getattr__(name):

@@ -1,10 +1,12 @@
-"""AttrScope: attributes attached to every symbol created inside a ``with`` block."""
+"""AttrScope: attributes attached to every symbol created inside a ``with`` block.
+
+``AttrScope.current`` is this thread's scope, readable and assignable on the class as in MXNet."""
 import threading
 
-from .base import MXNetError
+from .base import MXNetError, _MXClassPropertyMetaClass, classproperty
 
 
-class AttrScope(object):
+class AttrScope(metaclass=_MXClassPropertyMetaClass):
     """Attribute scope. Keys are stored in MXNet's hidden form ``__key__``.
 
     Parameters
@@ -12,7 +14,7 @@ class AttrScope(object):
     **kwargs : str
         Attributes, e.g. ``ctx_group='dev1'`` or ``force_mirroring='True'``.
     """
-    _local = threading.local()
+    _current = threading.local()    # .value: this thread's scope
 
     def __init__(self, **kwargs):
         self._old_scope = None
@@ -31,22 +33,26 @@ class AttrScope(object):
         return merged
 
     def __enter__(self):
-        self._old_scope = AttrScope.current()
+        self._old_scope = AttrScope.current
         attr = dict(self._old_scope._attr)
         attr.update(self._attr)
         self._attr = attr
-        AttrScope._local.value = self
+        AttrScope._current.value = self
         return self
 
     def __exit__(self, ptype, value, trace):
         if self._old_scope is None:
             raise MXNetError('AttrScope exited without being entered')
-        AttrScope._local.value = self._old_scope
+        AttrScope._current.value = self._old_scope
 
-    @staticmethod
-    def current():
-        """The active AttrScope of this thread."""
-        cur = getattr(AttrScope._local, 'value', None)
+    @classproperty
+    def current(cls):
+        """The calling thread's active AttrScope."""
+        cur = getattr(AttrScope._current, 'value', None)
         if cur is None:
-            cur = AttrScope._local.value = AttrScope()
+            cur = AttrScope._current.value = AttrScope()
         return cur
+
+    @current.setter
+    def current(cls, value):
+        AttrScope._current.value = value

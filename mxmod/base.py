@@ -1,16 +1,44 @@
 """Base definitions shared by every layer: the error type, type aliases and small helpers."""
 import numbers
+import os
+import platform
 
 import numpy as np
 
 __all__ = ['MXNetError', 'string_types', 'numeric_types', 'integer_types', 'mx_real_t',
-           'as_list', 'check_call']
+           'as_list', 'check_call', 'data_dir', 'data_dir_default', 'classproperty',
+           'with_metaclass']
+
+
+def data_dir_default():
+    """The default folder for downloaded data and models: ``%APPDATA%\\mxnet`` on Windows,
+    ``~/.mxnet`` elsewhere."""
+    if platform.system() == 'Windows':
+        return os.path.join(os.environ.get('APPDATA', os.path.expanduser('~')), 'mxnet')
+    return os.path.join(os.path.expanduser('~'), '.mxnet')
+
+
+def data_dir():
+    """The folder for downloaded data and models: ``$MXNET_HOME``, else data_dir_default()."""
+    return os.getenv('MXNET_HOME', data_dir_default())
 
 
 class MXNetError(RuntimeError):
     """Error raised by mxmod where MXNet raises its MXNetError.
 
     It subclasses RuntimeError so that code catching either works."""
+
+
+class MXNetIndexError(MXNetError, IndexError):
+    """An index out of range, where MXNet raises IndexError (caught by either name)."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """A bad value, where MXNet raises ValueError (caught by either name)."""
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """A value of the wrong type, where MXNet raises TypeError (caught by either name)."""
 
 
 string_types = (str,)
@@ -73,3 +101,52 @@ def write_file_atomic(fname, data):
     :mod:`mxmod.atomic_io`): a failed or killed write never destroys an earlier file."""
     from .atomic_io import write_file_atomic as write  # pylint: disable=import-outside-toplevel
     write(fname, data)
+
+
+class _ClassProperty(object):
+    """A property of the class itself (read as ``Cls.name``, assigned as ``Cls.name = v`` when the
+    class's metaclass is _MXClassPropertyMetaClass)."""
+
+    def __init__(self, fget, fset=None):
+        self.fget = fget
+        self.fset = fset
+        self.__doc__ = getattr(fget, '__doc__', None)
+
+    def __get__(self, obj, owner=None):
+        return self.fget(owner if owner is not None else type(obj))
+
+    def __set__(self, obj, value):
+        if self.fset is None:
+            raise AttributeError('can\'t set attribute')
+        self.fset(obj if isinstance(obj, type) else type(obj), value)
+
+    def setter(self, fset):
+        """Declare the function that assigns the property: ``fset(cls, value)``."""
+        self.fset = fset
+        return self
+
+
+def classproperty(fget):
+    """Decorator: a read-only (until ``.setter``) property of the class, ``fget(cls)``."""
+    if isinstance(fget, (classmethod, staticmethod)):
+        fget = fget.__func__
+    return _ClassProperty(fget)
+
+
+class _MXClassPropertyMetaClass(type):
+    """Metaclass that routes ``Cls.name = value`` to a classproperty's setter."""
+
+    def __setattr__(cls, key, value):
+        for klass in cls.__mro__:
+            found = klass.__dict__.get(key)
+            if found is not None:
+                if isinstance(found, _ClassProperty):
+                    found.__set__(cls, value)
+                    return
+                break
+        super().__setattr__(key, value)
+
+
+def with_metaclass(meta, *bases):
+    """A base class that makes the class deriving from it use ``meta`` (as six does)."""
+    return meta('_WithMetaclassBase', bases or (object,), {})

@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from .base import MXNetError
+from .base import MXNetError, _MXClassPropertyMetaClass, classproperty
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'xp_of',
            'device_scope']
@@ -53,18 +53,7 @@ def usable_gpu(device_id):
     return cupy
 
 
-class _ClassProperty(object):
-    """A read-only property of a class (``Context.default_ctx``)."""
-
-    def __init__(self, getter):
-        self.getter = getter
-        self.__doc__ = getter.__doc__
-
-    def __get__(self, instance, owner):
-        return self.getter(owner)
-
-
-class Context(object):
+class Context(metaclass=_MXClassPropertyMetaClass):
     """A device on which arrays live and operators run.
 
     Parameters
@@ -74,7 +63,8 @@ class Context(object):
     """
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {'cpu': 1, 'gpu': 2, 'cpu_pinned': 3, 'cpu_shared': 5}
-    _local = threading.local()
+    _default_ctx = threading.local()    # .value: this thread's default context
+    _saved = threading.local()          # .stack: the defaults replaced by ``with`` scopes
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -114,25 +104,30 @@ class Context(object):
     __repr__ = __str__
 
     def __enter__(self):
-        if not hasattr(Context._local, 'stack'):
-            Context._local.stack = []
-        Context._local.stack.append(self)
+        stack = getattr(Context._saved, 'stack', None)
+        if stack is None:
+            stack = Context._saved.stack = []
+        stack.append(current_context())
+        Context._default_ctx.value = self
         return self
 
     def __exit__(self, ptype, value, trace):
-        Context._local.stack.pop()
+        Context._default_ctx.value = Context._saved.stack.pop()
 
     def empty_cache(self):
         """Release cached device memory (a no-op on CPU)."""
         if self.device_typeid == 2:
             cupy_module().get_default_memory_pool().free_all_blocks()
 
-    @_ClassProperty
+    @classproperty
     def default_ctx(cls):
-        """The context used when none is given: the innermost ``with`` scope, else cpu(0)
-        (a class property, as in MXNet: ``Context.default_ctx``)."""
-        stack = getattr(cls._local, 'stack', None)
-        return stack[-1] if stack else Context('cpu', 0)
+        """This thread's default context (the innermost ``with`` scope, else cpu(0)); assignable
+        as ``Context.default_ctx = ctx``."""
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, value):
+        cls._default_ctx.value = value
 
 
 def cpu(device_id=0):
@@ -151,8 +146,11 @@ def gpu(device_id=0):
 
 
 def current_context():
-    """Return the current default context."""
-    return Context.default_ctx
+    """Return the calling thread's default context (cpu(0) unless changed)."""
+    ctx = getattr(Context._default_ctx, 'value', None)
+    if ctx is None:
+        ctx = Context._default_ctx.value = Context('cpu', 0)
+    return ctx
 
 
 def num_gpus():

@@ -4,10 +4,15 @@ Subclass :class:`CustomOpProp` (names, shape/type inference, backward dependenci
 :class:`CustomOp` (forward/backward on NDArrays), register the property with
 ``@mx.operator.register('name')`` and use it as ``mx.sym.Custom(..., op_type='name')`` or
 ``mx.nd.Custom(..., op_type='name')``."""
+from collections import namedtuple
+
+from .base import MXNetError
 from .ops.base import OPS
 from .ops.custom import register_prop, PROPS
+from .operator_legacy import PythonOp, NumpyOp, NDArrayOp  # noqa: F401
 
-__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators']
+__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators',
+           'get_operator_arguments', 'OperatorArguments', 'PythonOp', 'NumpyOp', 'NDArrayOp']
 
 
 class CustomOp(object):
@@ -154,3 +159,33 @@ def get_all_registered_operators():
 def get_registered_custom_ops():
     """Names registered with :func:`register` (mxmod helper)."""
     return sorted(PROPS)
+
+
+OperatorArguments = namedtuple('OperatorArguments', ['narg', 'names', 'types'])
+
+
+def get_operator_arguments(op_name):
+    """The arguments of a registered operator: its inputs, then its parameters.
+
+    Parameters
+    ----------
+    op_name : str
+
+    Returns
+    -------
+    OperatorArguments
+        ``narg``, ``names`` and ``types`` as MXNet describes them (inputs are
+        'NDArray-or-Symbol'; parameters e.g. "{'relu', 'sigmoid'}, required" or
+        'int, optional, default=1').
+    """
+    if op_name not in OPS:
+        raise MXNetError('operator %r is not registered' % (op_name,))
+    cls = OPS[op_name]
+    if 'num_args' in cls.params:
+        inputs, kinds = ['data'], ['NDArray-or-Symbol[]']
+    else:
+        inputs = list(cls.arguments) + list(cls.aux_states)
+        kinds = ['NDArray-or-Symbol'] * len(inputs)
+    names = inputs + list(cls.params)
+    types = kinds + [decl.help_line(name).split(' : ', 1)[1] for name, decl in cls.params.items()]
+    return OperatorArguments(len(names), names, types)

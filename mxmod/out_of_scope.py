@@ -7,7 +7,7 @@ import types
 
 from .base import MXNetError
 
-OUT_OF_SCOPE = ('np', 'npx', 'autograd', 'image', 'amp')
+OUT_OF_SCOPE = ('np', 'npx', 'amp')
 
 # Packages of which mxmod implements a part; ``mx.<name>`` imports the real subpackage.
 PARTLY_IN_SCOPE = ('gluon',)

@@ -13,7 +13,7 @@ from .. import threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes, numerics, storage
-from .monitoring import report_forward, report_backward, report_variables
+from .monitoring import report_forward, report_backward
 
 
 class Executor(object):
@@ -183,8 +183,6 @@ class Executor(object):
         else:
             if PROFILER.memory:
                 track_bound_arrays(self)
-            if self._monitor is not None and self._monitor_all:
-                report_variables(self)
             for step, octx, free in zip(self._plan.steps, self._octx, frees):
                 self._run_step(step, octx)
                 for s in free:
@@ -260,6 +258,7 @@ class Executor(object):
         outputs that are not loss layers)."""
         if not self._backward_steps:
             return
+        self._values_for_backward()
         grads = self._head_grads(out_grads)
         if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_backward(self, grads)
@@ -280,6 +279,21 @@ class Executor(object):
         if self._grad_hook is not None:
             self._grad_hook(None)
 
+    def _values_for_backward(self):
+        """Make sure forward's values are there for backward. MXNet allows backward after
+        forward(is_train=False), and even before any forward (its tests do, for operators
+        whose gradient reads no forward value); an inference pass frees what backward reads,
+        so the pass is run here in inference mode keeping those values."""
+        if getattr(self, '_is_train', None):
+            return
+        self._load_inputs()
+        for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
+            octx.is_train = False
+            self._run_step(step, octx)
+            for slot in free:
+                self._vals[slot] = None
+        self._is_train = False
+
     def _head_grads(self, out_grads):
         if out_grads is None:
             out_grads = []
@@ -292,8 +306,9 @@ class Executor(object):
         for i, (node, _) in enumerate(self._plan.heads):
             slot = self._plan.head_slots[i]
             given = out_grads[i] if i < len(out_grads) else None
-            if node.op is not None and (node.op.is_loss or not getattr(node.op, 'needs_head_grad', True)):
-                continue
+            if node.op is not None and (node.op.is_loss or not getattr(node.op, 'needs_head_grad', True)
+                                        or not node.op.propagates_grad):
+                continue            # its gradient does not depend on a head gradient
             if given is None:
                 if self._plan.producer.get(slot) is None or not self._plan.producer[slot].needs_grad:
                     continue
@@ -302,6 +317,9 @@ class Executor(object):
                                  'the output as an objective, wrap it with MakeLoss.'
                                  % (i, self._symbol.list_outputs()[i]))
             data = given._data if isinstance(given, NDArray) else _put(np.asarray(given), self._ctx)
+            dtype = self._dtypes[slot]
+            if dtype is not None and data.dtype != dtype:
+                data = data.astype(dtype)     # as MXNet copies it into the output's dtype
             if self._has_sparse:
                 data = storage.head_grad(self, slot, data)
             grads[slot] = _accumulate(grads.get(slot), data)

@@ -1,7 +1,9 @@
-"""Monitor callbacks of an executor, named as MXNet names them: ``<node>_<output>`` for forward
-outputs, ``<node>_backward_output[i]`` for the gradients a backward node produces, and with
-``monitor_all`` the variables by name and every operator input as ``<node>_<argument>`` (or
-``<node>_input<i>`` for operators without named inputs)."""
+"""Monitor callbacks of an executor, named and ordered as MXNet's graph executor reports them:
+after each node runs, every output (hidden ones included) as ``<node>_<output>``;
+``<node>_backward_output[i]`` for the gradients a backward node produces; and with
+``monitor_all``, before each node runs, each input as ``<node>_<argument>`` (or
+``<node>_input<i>`` for operators without named inputs), preceded by the variable's own name
+when the input is a variable."""
 from ..ndarray.ndarray import from_xp
 
 
@@ -10,23 +12,27 @@ def _wrap(value, ctx):
 
 
 def report_forward(exe, step, ins, outs):
-    """Call the monitor for one forward step."""
+    """Call the monitor for one forward step (its inputs with monitor_all, then its outputs)."""
     callback = exe._monitor
     ctx = step.ctx
     if exe._monitor_all:
-        generic = getattr(step.op, 'monitor_generic_inputs', False)
-        for i, (name, val) in enumerate(zip(step.op.list_arguments(), ins)):
-            label = '%s_input%d' % (step.name, i) if generic else '%s_%s' % (step.name, name)
-            callback(label, _wrap(val, ctx))
-    for name, val in zip(step.op.list_outputs()[:step.op.num_visible_outputs()], outs):
+        _report_inputs(exe, step, ctx)
+    for name, val in zip(step.op.list_outputs(), outs):
         callback('%s_%s' % (step.name, name), _wrap(val, ctx))
 
 
-def report_variables(exe):
-    """With ``monitor_all``, every variable (argument and auxiliary state) is reported by name."""
-    for name, arr in list(zip(exe._plan.arg_names, exe.arg_arrays)) + \
-            list(zip(exe._plan.aux_names, exe.aux_arrays)):
-        exe._monitor(name, arr)
+def _report_inputs(exe, step, ctx):
+    plan = exe._plan
+    variables = dict(zip(plan.arg_slots, plan.arg_names))
+    variables.update(zip(plan.aux_slots, plan.aux_names))
+    names = step.op.list_arguments() + step.op.list_auxiliary_states()
+    generic = getattr(step.op, 'monitor_generic_inputs', False)
+    for i, (name, slot) in enumerate(zip(names, list(step.inputs) + list(step.aux))):
+        value = _wrap(exe._vals[slot], ctx)
+        if slot in variables:
+            exe._monitor(variables[slot], value)
+        exe._monitor('%s_input%d' % (step.name, i) if generic else '%s_%s' % (step.name, name),
+                     value)
 
 
 def report_backward(exe, step, backward_inputs, in_grads):

@@ -27,7 +27,7 @@ class _BlockScope(object):
         current = getattr(_BlockScope._current, 'value', None)
         if current is None:
             if prefix is None:
-                prefix = NameManager.current().get(None, hint) + '_'
+                prefix = NameManager.current.get(None, hint) + '_'
             if params is None:
                 return prefix, ParameterDict(prefix)
             return prefix, ParameterDict(params.prefix, params)

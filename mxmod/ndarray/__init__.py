@@ -1,12 +1,17 @@
 """``mx.nd``: the NDArray, its creation functions, imperative operators, save/load and random."""
 from . import ndarray as _ndarray_mod
 from . import arith  # noqa: F401  (installs the arithmetic operators on NDArray)
+from . import shape_methods, grad_methods, pickling  # noqa: F401  (NDArray methods)
+from .creation import linspace  # noqa: F401
+from .interop import from_numpy, from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: F401
+from .legacy import onehot_encode, fill_element_0index  # noqa: F401
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concat, concatenate,  # noqa: F401
                       stack, waitall, from_xp)
 from .register import make_function as _make_function
 from ..ops.base import OPS as _OPS
 
-_KEEP = {'NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'concat', 'stack', 'waitall'}
+_KEEP = {'NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'concat', 'stack', 'waitall',
+         'linspace'}
 
 
 def _install_ops(namespace):

@@ -9,6 +9,7 @@ import numpy as np
 from ..base import MXNetError, numeric_types
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
+from . import tape
 from .ndarray import NDArray, from_xp, on_device, _put
 
 
@@ -42,9 +43,29 @@ def _profiled(fn, names, self, other, lhs, rhs):
                   lhs, rhs)
 
 
+def _recorded(self, other):
+    return tape.is_recording() and (tape.in_graph(self) or
+                                    (isinstance(other, NDArray) and tape.in_graph(other)))
+
+
+def _record_binary(names, self, other, reflected):
+    """The operation as the operator call autograd records (array-array broadcasting, or with
+    a scalar)."""
+    from .register import invoke  # pylint: disable=import-outside-toplevel
+    if isinstance(other, NDArray):
+        lhs, rhs = (other, self) if reflected else (self, other)
+        return invoke(names[0], (lhs, rhs), {})
+    if isinstance(other, np.ndarray):
+        other = from_xp(_put(other.astype(self._data.dtype), self._ctx), self._ctx)
+        return _record_binary(names, self, other, reflected)
+    return invoke(names[1], (self,), {'scalar': other})
+
+
 def _binary(fn, names, reflected=False):
     @on_device
     def method(self, other):
+        if _recorded(self, other):
+            return _record_binary(names, self, other, reflected)
         rhs = _operand(self, other)
         lhs, rhs = (rhs, self._data) if reflected else (self._data, rhs)
         if PROFILER.imperative:
@@ -56,6 +77,9 @@ def _binary(fn, names, reflected=False):
 def _inplace(fn, names):
     @on_device
     def method(self, other):
+        if tape.is_recording():
+            from .grad_methods import check_assignment  # pylint: disable=import-outside-toplevel
+            check_assignment(self, other)
         rhs = _operand(self, other)
         if PROFILER.imperative:
             self._data[...] = _profiled(fn, names, self, other, self._data, rhs)
@@ -90,12 +114,21 @@ for _name, (_fn, _op) in {'eq': (operator.eq, 'equal'), 'ne': (operator.ne, 'not
 
 @on_device
 def _neg(self):
+    if _recorded(self, None):
+        return _record_unary('negative', self)
     return from_xp(-self._data, self._ctx)
 
 
 @on_device
 def _abs(self):
+    if _recorded(self, None):
+        return _record_unary('abs', self)
     return from_xp(abs(self._data), self._ctx)
+
+
+def _record_unary(op_name, self):
+    from .register import invoke  # pylint: disable=import-outside-toplevel
+    return invoke(op_name, (self,), {})
 
 
 NDArray.__neg__ = _neg

@@ -67,36 +67,73 @@ def empty(shape, ctx=None, dtype=mx_real_t, stype=None):
     return _new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t)
 
 
-def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
-    """Array of zeros (of storage type ``stype``)."""
+def _into(out, value):
+    """Fill ``out`` (an NDArray) with ``value`` and return it, or return a new array."""
+    if out is None:
+        return None
+    out[:] = value
+    return out
+
+
+def _check_known(op_name, shape):
+    """Outside numpy shape semantics a 0 dimension means 'unknown' and shape () 'no shape', so
+    MXNet's creation operators refuse them there."""
+    from ..util import is_np_shape  # pylint: disable=import-outside-toplevel
+    if not is_np_shape() and (not shape or 0 in shape):
+        raise MXNetError('Operator %s inferring shapes failed: shape %s has %s; zero-size and '
+                         'scalar arrays need numpy shape semantics (with mx.np_shape(True):)'
+                         % (op_name, shape, 'no dimensions' if not shape else 'a 0 (unknown) '
+                            'dimension'))
+
+
+def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, out=None, **kwargs):
+    """Array of zeros (of storage type ``stype``; written into ``out`` when given)."""
+    if out is not None:
+        return _into(out, 0)
     if stype not in (None, 'default'):
         return _sparse_zeros(stype, shape, ctx, dtype)
+    _check_known('_zeros', _shape(shape))
     return _new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t)
 
 
-def ones(shape, ctx=None, dtype=mx_real_t, stype=None, **kwargs):
-    """Array of ones (converted to storage type ``stype`` when given)."""
-    out = _new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t)
-    return out if stype in (None, 'default') else out.tostype(stype)
+def ones(shape, ctx=None, dtype=mx_real_t, stype=None, out=None, **kwargs):
+    """Array of ones (converted to storage type ``stype`` when given; written into ``out``
+    when given)."""
+    if out is not None:
+        return _into(out, 1)
+    _check_known('_ones', _shape(shape))
+    result = _new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t)
+    return result if stype in (None, 'default') else result.tostype(stype)
 
 
 def full(shape, val, ctx=None, dtype=mx_real_t, out=None):
-    """Array filled with ``val``."""
-    res = _new(ctx, 'full', _shape(shape), val, dtype=dtype or mx_real_t)
+    """Array filled with ``val`` (written into ``out`` when given)."""
     if out is not None:
-        out[:] = res
-        return out
-    return res
+        return _into(out, val)
+    if not _shape(shape):
+        _check_known('_full', ())
+    return _new(ctx, 'full', _shape(shape), val, dtype=dtype or mx_real_t)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=mx_real_t):
-    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
-    if stop is None:
-        start, stop = 0, start
-    vals = np.arange(start, stop, step).astype(dtype or mx_real_t)
-    if repeat != 1:
-        vals = np.repeat(vals, repeat)
-    return array(vals, ctx=ctx, dtype=dtype or mx_real_t)
+    """Evenly spaced values in ``[start, stop)`` (``[0, start)`` without ``stop``), each repeated
+    ``repeat`` times: ``DType(start) + i * DType(step)`` for ``ceil((stop - start) / step)``
+    values, as MXNet computes them."""
+    from .register import invoke  # pylint: disable=import-outside-toplevel
+    if infer_range:
+        raise MXNetError('arange: infer_range needs a consumer to infer the length from; it is '
+                         'only available for symbols (mx.sym.arange)')
+    return invoke('_arange', (), {'start': start, 'stop': stop, 'step': step, 'repeat': repeat,
+                                  'ctx': _ctx(ctx), 'dtype': np.dtype(dtype or mx_real_t).name})
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=mx_real_t):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (excluded when
+    ``endpoint=False``), computed in float64 and cast to ``dtype`` (float32 by default)."""
+    from .register import invoke  # pylint: disable=import-outside-toplevel
+    return invoke('_linspace', (), {'start': start, 'stop': stop, 'num': num,
+                                    'endpoint': endpoint, 'ctx': _ctx(ctx),
+                                    'dtype': np.dtype(dtype or mx_real_t).name})
 
 
 def zeros_like(other, ctx=None, dtype=None):

@@ -6,10 +6,22 @@ import numpy as np
 from ..base import MXNetError, numeric_types, integer_types
 from ..context import Context, current_context, device_scope, xp_of
 from ..sparse_storage import SparseStorage, STYPES as _STYPES, to_dense, to_stype
+from . import tape
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'zeros_like',
            'ones_like', 'concat', 'concatenate', 'stack', 'waitall', 'from_xp', 'to_numpy']
 
+
+# MXNet's module-level tables (type flags as in its C API and .params files)
+_STORAGE_TYPE_UNDEFINED, _STORAGE_TYPE_DEFAULT, _STORAGE_TYPE_ROW_SPARSE, _STORAGE_TYPE_CSR = \
+    -1, 0, 1, 2
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+_DTYPE_NP_TO_MX = {None: -1, np.float32: 0, np.float64: 1, np.float16: 2, np.uint8: 3,
+                   np.int32: 4, np.int8: 5, np.int64: 6, np.bool_: 7}
+_DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
+_GRAD_REQ_MAP = {'null': 0, 'write': 1, 'add': 3}
+py_slice = slice    # Python's slice (``slice`` names the operator in mx.nd)
 
 
 def to_numpy(data):
@@ -63,7 +75,7 @@ class NDArray(object):
     ctx : Context, optional
         The device the storage lives on (default: the current context).
     """
-    __slots__ = ('_data', '_ctx', '__weakref__')
+    __slots__ = ('_data', '_ctx', '_ag', '__weakref__')
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None):
@@ -115,17 +127,6 @@ class NDArray(object):
         """The underlying numpy/cupy array (stands in for MXNet's C handle)."""
         return self._data
 
-    @property
-    @on_device
-    def T(self):
-        """Transpose (2-D arrays, or reversed axes)."""
-        return from_xp(self._data.T.copy(), self._ctx)
-
-    @property
-    def grad(self):
-        """Autograd is not part of mxmod's symbolic stack; always None."""
-        return None
-
     def __len__(self):
         return self.shape[0]
 
@@ -147,16 +148,12 @@ class NDArray(object):
         for i in range(self.shape[0]):
             yield self[i]
 
-    def __getstate__(self):
-        return {'data': self.asnumpy(), 'ctx': (self._ctx.device_type, self._ctx.device_id)}
-
-    def __setstate__(self, state):
-        self._ctx = Context(*state['ctx']) if 'ctx' in state else Context('cpu', 0)
-        try:
-            self._data = _put(state['data'], self._ctx)
-        except MXNetError:
-            self._ctx = Context('cpu', 0)
-            self._data = state['data']
+    def __array__(self, dtype=None, copy=None):
+        """numpy's view of the values (a host copy): ``np.asarray(x)``, ``np.all(x == 1)``."""
+        host = to_numpy(self._data)
+        if dtype is not None:
+            host = host.astype(dtype, copy=False)
+        return host.copy() if copy else host
 
     # ---- conversion --------------------------------------------------------
     def asnumpy(self):
@@ -175,11 +172,15 @@ class NDArray(object):
         dtype = np.dtype(dtype)
         if not copy and self._data.dtype == dtype:
             return self
+        if _recording(self):
+            return _invoke('Cast', (self,), {'dtype': dtype.name})
         return from_xp(self._data.astype(dtype), self._ctx)
 
     @on_device
     def copy(self):
         """Return a deep copy on the same context."""
+        if _recording(self):
+            return _invoke('_copy', (self,), {})
         return from_xp(self._data.copy(), self._ctx)
 
     def copyto(self, other):
@@ -190,11 +191,15 @@ class NDArray(object):
             if other.shape != self.shape:
                 raise MXNetError('copyto: shape mismatch, destination %s vs source %s'
                                  % (other.shape, self.shape))
-            other._set(self._data)
+            other._set(self)
             return other
         if isinstance(other, Context):
             data = _put(self._data, other)
-            return from_xp(data.copy() if data is self._data else data, other)
+            copied = from_xp(data.copy() if data is self._data else data, other)
+            if _recording(self):
+                from .grad_methods import record_copy  # pylint: disable=import-outside-toplevel
+                record_copy(self, copied)
+            return copied
         raise TypeError('copyto expects an NDArray or a Context, got %s' % type(other).__name__)
 
     def as_in_context(self, context):
@@ -215,6 +220,7 @@ class NDArray(object):
     @on_device
     def _set(self, value):
         """Write ``value`` (array or scalar) into the whole array in place."""
+        _check_assignment(self, value)
         data = self._data
         if isinstance(value, NDArray):
             value = value._data
@@ -232,45 +238,6 @@ class NDArray(object):
                                  % (tuple(value.shape), self.shape)) from None
         data[...] = value
 
-    # ---- shape -------------------------------------------------------------
-    @on_device
-    def reshape(self, *shape, **kwargs):
-        """Return a view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 are accepted."""
-        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-            shape = shape[0]
-        if 'shape' in kwargs:
-            shape = kwargs.pop('shape')
-        reverse = kwargs.pop('reverse', False)
-        if kwargs:
-            raise TypeError('reshape got unexpected arguments %s' % sorted(kwargs))
-        from ..ops.shape_codes import reshape_shape  # pylint: disable=import-outside-toplevel
-        new_shape = reshape_shape(self.shape, shape, reverse)
-        return from_xp(self._data.reshape(new_shape), self._ctx)
-
-    @on_device
-    def reshape_like(self, other):
-        """Return a view with the shape of ``other``."""
-        return from_xp(self._data.reshape(other.shape), self._ctx)
-
-    @on_device
-    def expand_dims(self, axis):
-        """Insert a new axis of size 1."""
-        return from_xp(xp_of(self._ctx).expand_dims(self._data, axis), self._ctx)
-
-    def flatten(self):
-        """Collapse all axes but the first."""
-        return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
-
-    @on_device
-    def broadcast_to(self, shape):
-        """Broadcast to ``shape`` (0 keeps the input dimension)."""
-        shape = tuple(s if s != 0 else d for s, d in zip(shape, (0,) * (len(shape) - self.ndim) + self.shape))
-        return from_xp(xp_of(self._ctx).broadcast_to(self._data, shape).copy(), self._ctx)
-
-    def broadcast_like(self, other):
-        """Broadcast to the shape of ``other``."""
-        return self.broadcast_to(other.shape)
-
     def slice_assign(self, rhs, begin, end, step=None):
         """Assign ``rhs`` into the region ``begin:end:step`` in place."""
         self[_region(begin, end, step)] = rhs
@@ -281,20 +248,55 @@ class NDArray(object):
     def __getitem__(self, key):
         key = _index_key(key)
         data = self._data[key]
-        if not _is_basic(key):
-            return from_xp(data, self._ctx)
-        if data.ndim == 0:
-            data = data.reshape((1,))
-        return from_xp(data, self._ctx)
+        if _is_basic(key):
+            if data.ndim == 0:
+                data = data.reshape((1,))
+            if not data.flags.c_contiguous:
+                data = data.copy()      # as MXNet: only contiguous slices are views
+        result = from_xp(data, self._ctx)
+        if _recording(self):
+            from .grad_methods import record_getitem  # pylint: disable=import-outside-toplevel
+            if _is_basic(key):
+                result = from_xp(data.copy(), self._ctx)
+            record_getitem(self, key, result)
+        return result
 
     @on_device
     def __setitem__(self, key, value):
+        _check_assignment(self, value)
         key = _index_key(key)
         if isinstance(value, NDArray):
             value = _put(to_dense(value._data), self._ctx)
         elif not isinstance(value, numeric_types):
             value = _put(np.asarray(value), self._ctx)
+        else:
+            self._data[key] = value
+            return
+        target = self._data[key]
+        if tuple(value.shape) != tuple(target.shape) and value.size == target.size \
+                and not _broadcasts_to(value.shape, target.shape):
+            value = value.reshape(target.shape)     # MXNet drops the unit axes of the value
         self._data[key] = value
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether slicing an array of ``shape`` with ``slc_key`` (one slice per axis) selects
+        a C-contiguous block: scanning axes from the last, once an axis is cut to a proper
+        subset every earlier axis keeps at most one element; steps other than 1 break
+        contiguity unless they select a single element."""
+        if len(slc_key) != len(shape):
+            raise ValueError('need one slice per axis: %d slices for shape %s'
+                             % (len(slc_key), tuple(shape)))
+        counts = [len(range(*slc.indices(n))) for slc, n in zip(slc_key, shape)]
+        if 0 in counts or int(np.prod(counts)) == 1:
+            return True
+        cut = False
+        for slc, n, count in zip(reversed(slc_key), reversed(shape), reversed(counts)):
+            step = slc.indices(n)[2]
+            if count > 1 and (step != 1 or cut):
+                return False
+            cut = cut or count < n
+        return True
 
     def __getattr__(self, name):
         # operator methods (x.sum(), x.exp(), ...) come from the imperative op table
@@ -302,6 +304,28 @@ class NDArray(object):
             raise AttributeError(name)
         from . import op_methods  # pylint: disable=import-outside-toplevel
         return op_methods.bound(self, name)
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
+
+
+def _recording(array):
+    return tape.is_recording() and tape.in_graph(array)
+
+
+def _check_assignment(target, value):
+    if tape.is_recording():
+        from .grad_methods import check_assignment  # pylint: disable=import-outside-toplevel
+        check_assignment(target, value)
+
+
+def _invoke(op_name, args, kwargs):
+    from .register import invoke  # pylint: disable=import-outside-toplevel
+    return invoke(op_name, args, kwargs)
 
 
 def _region(begin, end, step):

@@ -8,8 +8,15 @@ _RENAMED = {'transpose': 'transpose', 'swapaxes': 'SwapAxis', 'split': 'SliceCha
             'slice': 'slice', 'softmax': 'softmax', 'flip': 'reverse', 'tile': 'tile'}
 
 
+# fluent methods that call a Python-level mx.nd function rather than one operator
+_FUNCTIONS = {'split_v2': 'split_v2'}
+
+
 def bound(array, name):
     """Return ``name`` as a method bound to ``array``, or raise AttributeError."""
+    if name in _FUNCTIONS:
+        from . import op_functions  # pylint: disable=import-outside-toplevel
+        return functools.partial(getattr(op_functions, _FUNCTIONS[name]), array)
     op_name = _RENAMED.get(name, name)
     if op_name not in OPS:
         raise AttributeError("'NDArray' object has no attribute %r" % name)

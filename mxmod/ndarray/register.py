@@ -6,6 +6,7 @@ from ..ops.sparse_registry import rule_of, run_forward
 from ..sparse_storage import SparseStorage
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
+from . import tape
 from .ndarray import NDArray, from_xp
 
 _INSTANCE_CACHE = {}
@@ -26,7 +27,9 @@ def invoke(op_name, args, kwargs):
     cls = OPS[op_name]
     out = kwargs.pop('out', None)
     kwargs.pop('name', None)
-    is_train = kwargs.pop('is_train', False)
+    is_train = kwargs.pop('is_train', None)
+    if is_train is None:
+        is_train = tape.is_training()
     ctx_arg = kwargs.pop('ctx') if isinstance(kwargs.get('ctx'), Context) else None
     arrays, extra = _split_positional(cls, args, kwargs)
     params = dict(extra)
@@ -58,13 +61,18 @@ def invoke(op_name, args, kwargs):
     forward = op.forward
     if rule_of(op) is not None or any(isinstance(d, SparseStorage) for d in data):
         forward = lambda octx, ins, aux: run_forward(op, octx, ins, aux)  # noqa: E731
+    if out is not None:
+        tape.check_writable(out if isinstance(out, (list, tuple)) else [out])
     with device_scope(ctx):
         if PROFILER.imperative:
             results = run_op(op.op_name, ctx, forward, octx, data[:nargs], data[nargs:])
         else:
             results = forward(octx, data[:nargs], data[nargs:])
-    results = results[:op.num_visible_outputs()]
-    return _deliver(results, out, ctx)
+    delivered = _deliver(results[:op.num_visible_outputs()], out, ctx)
+    if tape.is_recording():
+        outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]
+        tape.record_op(op, octx, arrays[:nargs], arrays[nargs:], results, list(outs))
+    return delivered
 
 
 def _split_positional(cls, args, kwargs):

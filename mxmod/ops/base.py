@@ -10,7 +10,7 @@ import numpy as np
 from ..base import MXNetError
 
 __all__ = ['Param', 'Operator', 'OpContext', 'register', 'get_op', 'OPS', 'REQUIRED',
-           'unknown', 'merge_shape', 'same_shape_infer']
+           'unknown', 'merge_shape', 'same_shape_infer', 'check_arguments', 'call_text']
 
 OPS = {}
 REQUIRED = object()
@@ -113,17 +113,69 @@ class Param(object):
         self.default = default
         self.choices = choices
 
-    def parse(self, op_name, name, value):
-        """Convert ``value`` (a string from JSON or a Python value) to its typed form."""
+    def parse(self, op_name, name, value, given=None):
+        """Convert ``value`` (a string from JSON or a Python value) to its typed form.
+
+        ``given`` (the attributes of the call) is shown in errors as MXNet does."""
         try:
             out = self.parse_fn(value)
-        except (ValueError, TypeError, SyntaxError) as err:
-            raise MXNetError('%s: invalid value %r for parameter %r (expected %s): %s'
-                             % (op_name, value, name, self.kind, err)) from None
+        except (ValueError, TypeError, SyntaxError):
+            raise MXNetError('Invalid Parameter format for %s expect %s but value=%r, in operator %s'
+                             % (name, self.describe(), attr_str(value),
+                                call_text(op_name, given or {name: value}))) from None
         if self.choices is not None and out not in self.choices:
-            raise MXNetError('%s: invalid value %r for parameter %r; expected one of %s'
-                             % (op_name, value, name, list(self.choices)))
+            raise MXNetError('Invalid Input: %r, valid values are: %s, in operator %s'
+                             % (attr_str(value), _choices_text(self.choices),
+                                call_text(op_name, given or {name: value})))
         return out
+
+    def describe(self):
+        """The parameter's type as MXNet's help shows it: 'int', 'boolean', 'Shape(tuple)', ..."""
+        if self.choices is not None:
+            return _choices_text(self.choices)
+        return _KIND_TEXT.get(self.kind.rstrip('?'), self.kind)
+
+    def help_line(self, name):
+        """``name : type, required`` or ``name : type, optional, default=value``."""
+        if self.default is REQUIRED:
+            return '%s : %s, required' % (name, self.describe())
+        default = 'None' if self.default is None else attr_str(self.default)
+        if isinstance(self.default, bool):
+            default = str(int(self.default))
+        return '%s : %s, optional, default=%s' % (name, self.describe(), default)
+
+
+def _choices_text(choices):
+    """``{None, 'a', 'b'}``: the allowed values as MXNet lists them (None first, then sorted)."""
+    ordered = ([None] if None in choices else []) + sorted(c for c in choices if c is not None)
+    return '{%s}' % ', '.join('None' if c is None else repr(c) for c in ordered)
+
+
+_KIND_TEXT = {'int': 'int', 'float': 'float', 'bool': 'boolean', 'str': 'string',
+              'shape': 'Shape(tuple)', 'floats': 'tuple of <float>', 'dtype': 'dtype'}
+
+
+def call_text(op_name, attrs, name=''):
+    """``Op(name="", key="value", ...)``: how MXNet's errors show the call."""
+    parts = ['name="%s"' % name] + ['%s="%s"' % (k, attr_str(v)) for k, v in attrs.items()]
+    return '%s(%s)' % (op_name, ', '.join(parts))
+
+
+def unknown_argument_error(cls, key, attrs):
+    """MXNet's error for an argument ``key`` that operator class ``cls`` does not have."""
+    lines = '\n'.join(decl.help_line(name) for name, decl in cls.params.items())
+    return MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s\n, "
+                      "in operator %s" % (key, lines, call_text(cls.op_name, attrs)))
+
+
+def check_arguments(cls, attrs):
+    """Raise MXNet's error for the first key of ``attrs`` (a call's keyword parameters) that is
+    neither a parameter of ``cls`` nor a hidden ``__key__`` attribute."""
+    if getattr(cls, 'accepts_any_params', False):
+        return
+    for key in attrs:
+        if key not in cls.params and not (key.startswith('__') and key.endswith('__')):
+            raise unknown_argument_error(cls, key, attrs)
 
 
 def attr_str(value):
@@ -233,21 +285,20 @@ class Operator(object):
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})
+        given = dict(attrs)
+        check_arguments(type(self), attrs)
         self.attrs = {}      # the string attributes as stored in JSON
         values = {}
         for key, decl in self.params.items():
             if key in attrs:
                 raw = attrs.pop(key)
-                values[key] = decl.parse(self.op_name, key, raw)
+                values[key] = decl.parse(self.op_name, key, raw, given)
                 self.attrs[key] = attr_str(raw)
             elif decl.default is REQUIRED:
-                raise MXNetError('%s: required parameter %r is missing' % (self.op_name, key))
+                raise MXNetError('Required parameter %s of %s is not presented, in operator %s'
+                                 % (key, decl.describe(), call_text(self.op_name, given)))
             else:
                 values[key] = decl.default
-        extra = {k: v for k, v in attrs.items() if not (k.startswith('__') and k.endswith('__'))}
-        if extra:
-            raise MXNetError('%s: unknown parameter(s) %s; valid parameters are %s'
-                             % (self.op_name, sorted(extra), sorted(self.params)))
         self.p = _Namespace(values)
         self.setup()
 

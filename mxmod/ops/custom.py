@@ -5,6 +5,9 @@ The table of registered properties lives here (``register_prop``) so that the op
 not import ``mxmod.operator``; ``mx.operator.register`` fills it. Arrays reach the user's code as
 NDArrays wrapping the device arrays without copies; outputs and input gradients are zero-filled
 NDArrays the user assigns into."""
+import contextlib
+import traceback
+
 import numpy as np
 
 from ..base import MXNetError
@@ -27,6 +30,21 @@ def _wrap(data, ctx):
     """NDArray view of a device array (imported late: ndarray imports the operator table)."""
     from ..ndarray.ndarray import from_xp  # pylint: disable=import-outside-toplevel
     return from_xp(data, ctx)
+
+
+@contextlib.contextmanager
+def user_code(op_type, what):
+    """Run the user's CustomOp/CustomOpProp code; an exception other than an MXNetError surfaces
+    as an MXNetError naming the operator and the step, with the user's traceback, as in MXNet."""
+    try:
+        yield
+    except MXNetError:
+        raise
+    except Exception as err:  # pylint: disable=broad-except
+        raise MXNetError('Error in CustomOp %r (%s): %s: %s\n%s'
+                         % (op_type, what, type(err).__name__, err,
+                            ''.join(traceback.format_exception(type(err), err,
+                                                               err.__traceback__)))) from err
 
 
 def _dtype_name(value):
@@ -88,7 +106,8 @@ class Custom(Operator):
     # ---- inference ------------------------------------------------------------------------------
     def _prop_shapes(self, arg_shapes):
         """The property's (inputs, outputs, aux) shapes for argument shapes (lists or [])."""
-        ret = self.prop.infer_shape([list(s) if s is not None else [] for s in arg_shapes])
+        with user_code(self.p.op_type, 'infer_shape'):
+            ret = self.prop.infer_shape([list(s) if s is not None else [] for s in arg_shapes])
         parts = _split_result(ret, self._counts(), 'infer_shape')
         return [[tuple(int(d) for d in s) if s is not None and len(s) else None for s in part]
                 for part in parts]
@@ -110,7 +129,9 @@ class Custom(Operator):
         return new_in, new_out
 
     def _prop_types(self, arg_types):
-        ret = self.prop.infer_type([None if t is None else np.dtype(t).type for t in arg_types])
+        with user_code(self.p.op_type, 'infer_type'):
+            ret = self.prop.infer_type([None if t is None else np.dtype(t).type
+                                        for t in arg_types])
         parts = _split_result(ret, self._counts(), 'infer_type')
         return [[_dtype_name(t) for t in part] for part in parts]
 
@@ -136,7 +157,9 @@ class Custom(Operator):
         key = (octx.ctx, tuple(map(tuple, shapes)), tuple(codes))
         op = self._operators.get(key)
         if op is None:
-            op = self._operators[key] = self.prop.create_operator(octx.ctx, shapes, codes)
+            with user_code(self.p.op_type, 'create_operator'):
+                op = self.prop.create_operator(octx.ctx, shapes, codes)
+            self._operators[key] = op
         octx.saved['custom_op'] = op
         return op
 
@@ -148,7 +171,7 @@ class Custom(Operator):
         outs = [_wrap(xp.zeros(s, dtype=t or inputs[0].dtype), ctx)
                 for s, t in zip(out_shapes, out_types)]
         wrap = [_wrap(x, ctx) for x in inputs]
-        with ctx, custom_op(self.p.op_type, ctx):
+        with ctx, custom_op(self.p.op_type, ctx), user_code(self.p.op_type, 'forward'):
             op.forward(is_train=octx.is_train, req=['write'] * len(outs), in_data=wrap,
                        out_data=outs, aux=[_wrap(a, ctx) for a in aux])
         return [o._data for o in outs]
@@ -160,7 +183,8 @@ class Custom(Operator):
         heads = [_wrap(g if g is not None else xp.zeros_like(o), ctx)
                  for g, o in zip(list(out_grads) + [None] * len(outputs), outputs)]
         in_grad = [_wrap(xp.zeros_like(x), ctx) for x in inputs]
-        with ctx, custom_op(self.p.op_type, ctx, backward=True):
+        with ctx, custom_op(self.p.op_type, ctx, backward=True), \
+                user_code(self.p.op_type, 'backward'):
             op.backward(req=['write' if n else 'null' for n in need], out_grad=heads,
                         in_data=[_wrap(x, ctx) for x in inputs],
                         out_data=[_wrap(o, ctx) for o in outputs], in_grad=in_grad,

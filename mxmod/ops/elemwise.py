@@ -58,6 +58,11 @@ def _sigmoid(xp, x):
     return (1 / (1 + xp.exp(-x))).astype(x.dtype, copy=False)
 
 
+def _float_only(xp, x, grad):
+    """``grad``, or zeros when ``x`` is an integer array (MXNet's % has no gradient on ints)."""
+    return xp.zeros_like(grad) if x.dtype.kind in 'biu' else grad
+
+
 def _zero_grad(xp, x, y, dy):
     return xp.zeros_like(dy)
 
@@ -227,8 +232,8 @@ _BINARY = {
             ('inputs',)),
     'div': (lambda xp, a, b: a / b, lambda xp, a, b, z, dz: dz / b,
             lambda xp, a, b, z, dz: -dz * a / (b * b), ('inputs',)),
-    'mod': (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, z, dz: dz,
-            lambda xp, a, b, z, dz: -dz * xp.floor(a / b), ('inputs',)),
+    'mod': (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, z, dz: _float_only(xp, a, dz),
+            lambda xp, a, b, z, dz: _float_only(xp, a, -dz * xp.floor(a / b)), ('inputs',)),
     'power': (lambda xp, a, b: xp.power(a, b), lambda xp, a, b, z, dz: dz * b * xp.power(a, b - 1),
               _safe_pow_grad_b, ('inputs', 'outputs')),
     'maximum': (lambda xp, a, b: xp.maximum(a, b), lambda xp, a, b, z, dz: dz * (a >= b),
@@ -261,7 +266,7 @@ _BINARY_UFUNC = {'add': 'add', 'sub': 'subtract', 'mul': 'multiply', 'div': 'tru
                  'hypot': 'hypot'}
 
 
-def _binary_class(name, aliases, fn, ga, gb, uses, broadcast, ufunc=None):
+def _binary_class(name, aliases, fn, ga, gb, uses, broadcast, ufunc=None, zero_grad=False):
     # broadcast gradients are summed back to the input shapes, so backward reads the inputs
     uses = ('inputs',) + tuple(u for u in uses if u != 'inputs') if broadcast else uses
     fills = ufunc is not None and not broadcast
@@ -269,7 +274,7 @@ def _binary_class(name, aliases, fn, ga, gb, uses, broadcast, ufunc=None):
         'op_name': name, 'aliases': tuple(aliases), 'fn': staticmethod(fn),
         'grad_a': staticmethod(ga), 'grad_b': staticmethod(gb), 'backward_uses': uses,
         'broadcast': broadcast, 'into': ufunc if fills else None, 'writes_out': fills,
-        'inplace_ok': fills}))
+        'inplace_ok': fills, 'propagates_grad': not zero_grad}))
 
 
 for _key, (_fn, _ga, _gb, _uses) in _BINARY.items():
@@ -278,8 +283,9 @@ for _key, (_fn, _ga, _gb, _uses) in _BINARY.items():
     _binary_class(_name, _aliases, _fn, _ga, _gb, _uses, False, _BINARY_UFUNC[_key])
     _binary_class('broadcast_' + _key, _BROADCAST_ALIASES.get(_key, ()), _fn, _ga, _gb, _uses, True)
 for _key, _fn in _COMPARE.items():
-    _binary_class('_' + _key, ('_' + _key.title().replace('_', ''),), _fn, _ZERO2, _ZERO2, (), False)
-    _binary_class('broadcast_' + _key, (), _fn, _ZERO2, _ZERO2, (), True)
+    _binary_class('_' + _key, ('_' + _key.title().replace('_', ''),), _fn, _ZERO2, _ZERO2, (), False,
+                  zero_grad=True)
+    _binary_class('broadcast_' + _key, (), _fn, _ZERO2, _ZERO2, (), True, zero_grad=True)
 
 
 # ---- with a scalar ----------------------------------------------------------------------------
@@ -324,8 +330,9 @@ _SCALAR = {
     'mul': (lambda xp, x, s: x * s, lambda xp, x, s, y, dy: dy * s, ()),
     'div': (lambda xp, x, s: x / s, lambda xp, x, s, y, dy: dy / s, ()),
     'rdiv': (lambda xp, x, s: s / x, lambda xp, x, s, y, dy: -dy * s / (x * x), ('inputs',)),
-    'mod': (lambda xp, x, s: xp.mod(x, s), lambda xp, x, s, y, dy: dy, ()),
-    'rmod': (lambda xp, x, s: xp.mod(s, x), lambda xp, x, s, y, dy: -dy * xp.floor(s / x), ('inputs',)),
+    'mod': (lambda xp, x, s: xp.mod(x, s), lambda xp, x, s, y, dy: _float_only(xp, y, dy), ('outputs',)),
+    'rmod': (lambda xp, x, s: xp.mod(s, x),
+             lambda xp, x, s, y, dy: _float_only(xp, x, -dy * xp.floor(s / x)), ('inputs',)),
     'power': (lambda xp, x, s: xp.power(x, s), lambda xp, x, s, y, dy: dy * s * xp.power(x, s - 1),
               ('inputs',)),
     'rpower': (lambda xp, x, s: xp.power(s, x), lambda xp, x, s, y, dy: dy * y * np.log(s),
@@ -351,7 +358,7 @@ _SCALAR_UFUNC = {'plus': ('add', False), 'minus': ('subtract', False),
                  'minimum': ('minimum', False), 'hypot': ('hypot', False)}
 
 
-def _scalar_class(key, fn, grad, uses):
+def _scalar_class(key, fn, grad, uses, zero_grad=False):
     name = '_%s_scalar' % key
     camel = '_' + key.title().replace('_', '') + 'Scalar'
     if key.startswith('r') and key[1:] in _SCALAR:
@@ -360,10 +367,10 @@ def _scalar_class(key, fn, grad, uses):
     return register(type(name, (ScalarOp,), {
         'op_name': name, 'aliases': (camel,), 'fn': staticmethod(fn), 'grad': staticmethod(grad),
         'backward_uses': uses, 'into': into, 'writes_out': into is not None,
-        'inplace_ok': into is not None}))
+        'inplace_ok': into is not None, 'propagates_grad': not zero_grad}))
 
 
 for _key, (_fn, _g, _uses) in _SCALAR.items():
     _scalar_class(_key, _fn, _g, _uses)
 for _key, _fn in _SCALAR_CMP.items():
-    _scalar_class(_key, _fn, lambda xp, x, s, y, dy: xp.zeros_like(dy), ())
+    _scalar_class(_key, _fn, lambda xp, x, s, y, dy: xp.zeros_like(dy), (), zero_grad=True)

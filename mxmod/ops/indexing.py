@@ -319,10 +319,17 @@ class Where(Operator):
             return in_shapes, out_shapes
         if len(cond) == len(shape):
             shape = merge_shape('where', 'condition', shape, cond)
-        elif len(cond) != 1 or (shape[0] and cond[0] != shape[0]):
+        else:
+            self._check_condition(cond, shape)
+        return [cond, shape, shape], [shape]
+
+    @staticmethod
+    def _check_condition(cond, shape):
+        """condition: the shape of x, or 1-D of length x.shape[0]."""
+        same = len(cond) == len(shape) and all(not a or not b or a == b for a, b in zip(cond, shape))
+        if not same and (len(cond) != 1 or (shape[0] and cond[0] != shape[0])):
             raise MXNetError('where: condition of shape %s must have the shape of x %s or be '
                              '1-D of length x.shape[0]' % (tuple(cond), tuple(shape)))
-        return [cond, shape, shape], [shape]
 
     def infer_type(self, in_types, out_types):
         cond, x, y = in_types
@@ -338,6 +345,10 @@ class Where(Operator):
 
     def forward(self, octx, inputs, aux):
         cond, x, y = inputs
+        if x.shape != y.shape:
+            raise MXNetError('where: x of shape %s and y of shape %s must have the same shape'
+                             % (tuple(x.shape), tuple(y.shape)))
+        self._check_condition(tuple(cond.shape), tuple(x.shape))
         return [octx.xp.where(self._mask(octx.xp, cond, x.ndim), x, y)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):

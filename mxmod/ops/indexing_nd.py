@@ -2,7 +2,7 @@
 defaults and shape inference; part of ``indexing``)."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetIndexError
 from .base import Operator, Param, register, merge_shape
 from .shape import ShapeOnly, is_known, norm_axis, prod, save_shape, saved_shape
 from .indexing import as_index, scatter_rows, typed_like_first
@@ -68,8 +68,11 @@ def _nd_rows(op, xp, indices, dims):
     idx = as_index(xp, indices).reshape(indices.shape[0], -1)
     rows = xp.zeros(idx.shape[1], dtype=np.int64)
     for j, d in enumerate(dims):
-        if bool(((idx[j] < -d) | (idx[j] >= d)).any()):
-            raise MXNetError('%s: an index is out of bounds for axis %d of size %d' % (op, j, d))
+        bad = (idx[j] < -d) | (idx[j] >= d)
+        if bool(bad.any()):
+            value = int(idx[j][bad].reshape(-1)[0])
+            raise MXNetIndexError('%s: index %d is out of bounds for axis %d with size %d'
+                                  % (op, value, j, d))
         rows = rows * d + xp.mod(idx[j], d)
     return rows
 

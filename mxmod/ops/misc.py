@@ -6,8 +6,8 @@ from .base import Operator, Param, register, merge_shape, same_shape_infer
 
 
 class Fill(Operator):
-    """An output of a given shape filled with a constant; unknown (0) dims are inferred from
-    the consumers."""
+    """An output of a given shape filled with a constant; unknown dims (0, or -1 as numpy shape
+    semantics write them) are inferred from the consumers."""
     arguments = ()
     params = {'shape': Param('shape', ()), 'ctx': Param('str', ''), 'dtype': Param('dtype', 'float32')}
     backward_uses = ()
@@ -17,7 +17,7 @@ class Fill(Operator):
         return self.fill_value
 
     def infer_shape(self, in_shapes, out_shapes):
-        shape = tuple(self.p.shape or ())
+        shape = tuple(max(d, 0) for d in (self.p.shape or ()))
         return in_shapes, [merge_shape(self.op_name, 'output', shape, out_shapes[0])]
 
     def infer_type(self, in_types, out_types):
@@ -70,19 +70,49 @@ class Arange(Operator):
               'repeat': Param('int', 1), 'infer_range': Param('bool', False), 'ctx': Param('str', ''),
               'dtype': Param('dtype', 'float32')}
 
-    def _values(self):
+    def _length(self):
+        """Number of distinct values (MXNet: ceil((stop - start) / step) in double), or None when
+        ``infer_range`` leaves it to the consumers."""
+        if self.p.stop is None and self.p.infer_range:
+            return None
         start, stop = (0.0, self.p.start) if self.p.stop is None else (self.p.start, self.p.stop)
-        vals = np.arange(start, stop, self.p.step)
-        return np.repeat(vals, self.p.repeat) if self.p.repeat != 1 else vals
+        if self.p.step == 0:
+            raise MXNetError('_arange: step cannot be 0')
+        return max(int(np.ceil((stop - start) / self.p.step)), 0)
+
+    def _values(self, count, xp=np):
+        """``count`` values ``DType(start) + i * DType(step)`` in the output dtype (integer
+        dtypes wrap as in C), each repeated ``repeat`` times."""
+        dtype = np.dtype(self.p.dtype or 'float32')
+        start = 0.0 if self.p.stop is None and not self.p.infer_range else self.p.start
+        if dtype.kind in 'biu':
+            first = np.array(start).astype(dtype).astype(np.int64)
+            step = np.array(self.p.step).astype(dtype).astype(np.int64)
+            vals = (first + np.arange(count, dtype=np.int64) * step).astype(dtype)
+        else:
+            vals = dtype.type(start) + np.arange(count).astype(dtype) * dtype.type(self.p.step)
+        if self.p.repeat != 1:
+            vals = np.repeat(vals, self.p.repeat)
+        return xp.asarray(vals.astype(dtype, copy=False))
 
     def infer_shape(self, in_shapes, out_shapes):
-        return in_shapes, [(len(self._values()),)]
+        count = self._length()
+        if count is None:
+            return in_shapes, [out_shapes[0] if out_shapes[0] is not None else (0,)]
+        return in_shapes, [(count * self.p.repeat,)]
 
     def infer_type(self, in_types, out_types):
         return in_types, [self.p.dtype or 'float32']
 
     def forward(self, octx, inputs, aux):
-        return [octx.xp.asarray(self._values().astype(self.p.dtype or 'float32'))]
+        count = self._length()
+        if count is None:
+            known = octx.out_shapes[0] if octx.out_shapes else None
+            if not known or not known[0]:
+                raise MXNetError('_arange(infer_range=True): the length could not be inferred '
+                                 'from the consumers of this output')
+            count = known[0] // self.p.repeat
+        return [self._values(count, octx.xp)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return []

@@ -131,10 +131,20 @@ _reduce_class('mean', (), _mean,
 _reduce_class('_square_sum', (), lambda xp, x, axes: _sum(xp, x * x, axes),
               lambda xp, x, y, dy, shape, axes: 2 * x * dy, ('inputs',),
               doc='Sum of squares over the given axes (dense form of MXNet\'s sparse helper).')
-_reduce_class('max', ('max_axis',), lambda xp, x, axes: x.max(axis=axes, keepdims=True),
+def _extreme(name):
+    """max/min over ``axes``; an empty reduction is an error (there is no identity)."""
+    def reduce(xp, x, axes):
+        if x.size == 0:
+            raise MXNetError('%s: cannot reduce a zero-size array of shape %s (no identity)'
+                             % (name, tuple(x.shape)))
+        return getattr(x, name)(axis=axes, keepdims=True)
+    return reduce
+
+
+_reduce_class('max', ('max_axis',), _extreme('max'),
               lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
               doc='Maximum over the given axes; the gradient goes to every maximal element.')
-_reduce_class('min', ('min_axis',), lambda xp, x, axes: x.min(axis=axes, keepdims=True),
+_reduce_class('min', ('min_axis',), _extreme('min'),
               lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
               doc='Minimum over the given axes; the gradient goes to every minimal element.')
 _reduce_class('prod', (), lambda xp, x, axes: x.prod(axis=axes, keepdims=True),

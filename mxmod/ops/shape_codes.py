@@ -70,11 +70,12 @@ def _prod(dims):
     return total
 
 
-def reshape_partial(src, codes, reverse=False):
+def reshape_partial(src, codes, reverse=False, check_size=True):
     """Output shape of Reshape for a possibly partial input shape (0 = unknown dim).
 
     Dimensions that cannot be determined are 0. A fully known input whose size does not match
-    the target raises MXNetError.
+    the target raises MXNetError (with ``check_size=False``, a -1 takes the floor of the
+    quotient and the sizes are not compared, as NDArray.reshape leaves that check to Python).
     """
     src = tuple(src)
     codes = tuple(int(c) for c in codes)
@@ -89,12 +90,12 @@ def reshape_partial(src, codes, reverse=False):
         rest = _prod(d for j, d in enumerate(out) if j != infer_at)
         if not known or rest == 0:
             out[infer_at] = 0
-        elif _prod(src) % rest:
+        elif _prod(src) % rest and check_size:
             raise MXNetError('Reshape: cannot reshape array of shape %s into shape %s'
                              % (src, codes))
         else:
             out[infer_at] = _prod(src) // rest
-    if known and all(out) and _prod(out) != _prod(src):
+    if check_size and known and all(out) and _prod(out) != _prod(src):
         raise MXNetError('Reshape: cannot reshape array of shape %s into shape %s (target %s)'
                          % (src, codes, tuple(out)))
     return tuple(out)
@@ -130,19 +131,6 @@ def reshape_shape(src, codes, reverse=False):
 
 
 def _reverse_codes(codes):
-    """Reverse a code list, keeping each -4 group's operands after the -4."""
-    groups, k = [], 0
-    while k < len(codes):
-        if codes[k] == -4:
-            if k + 2 >= len(codes):
-                raise MXNetError('Reshape: -4 must be followed by two dims in shape %s'
-                                 % (tuple(codes),))
-            groups.append((-4, codes[k + 2], codes[k + 1]))
-            k += 3
-        else:
-            groups.append((codes[k],))
-            k += 1
-    out = []
-    for g in reversed(groups):
-        out.extend(g)
-    return tuple(out)
+    """The code list read from the right, as MXNet's reverse=True does: a -4 written after its
+    two dims (``(16, 4, -4)``) splits the input's last dimension into them."""
+    return tuple(reversed(codes))

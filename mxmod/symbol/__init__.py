@@ -52,6 +52,14 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                                                 dtype=dtype or 'float32')
 
 
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """A symbol producing ``num`` evenly spaced values from ``start`` to ``stop`` (the last one
+    excluded when ``endpoint=False``)."""
+    return _make_function('_linspace', '_linspace')(start=start, stop=stop, num=num,
+                                                    endpoint=endpoint, name=name,
+                                                    dtype=dtype or 'float32')
+
+
 def pow(base, exp):  # pylint: disable=redefined-builtin
     """``base ** exp`` for symbols and numbers."""
     return base ** exp

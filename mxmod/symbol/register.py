@@ -6,7 +6,7 @@ import numpy as np
 from ..attribute import AttrScope
 from ..base import MXNetError, string_types
 from ..name import NameManager
-from ..ops.base import OPS, attr_str
+from ..ops.base import OPS, attr_str, check_arguments
 from .graph import HIDDEN_KEYS, Node, make_op, normalize_attrs
 from .symbol import Symbol
 
@@ -36,7 +36,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     """
     if not isinstance(name, string_types):
         raise TypeError('Expect a string for variable `name`, got %s' % type(name).__name__)
-    attrs = AttrScope.current().get(attr)
+    attrs = AttrScope.current.get(attr)
     attrs = normalize_attrs(attrs)
     if shape is not None:
         attrs['__shape__'] = str(shape) if isinstance(shape, int) else attr_str(tuple(shape))
@@ -75,8 +75,8 @@ def create(op_name, hint, args, kwargs):
             inputs[key] = val
         elif key in HIDDEN_KEYS:
             user_attr[key] = attr_str(val)
-        elif val is not None:
-            params[key] = attr_str(val)
+        elif val is not None or _optional(cls, key):
+            params[key] = attr_str(val)     # an explicit None of an optional one is 'None'
     k = 0
     while k < len(args) and (args[k] is None or isinstance(args[k], Symbol)):
         k += 1
@@ -90,11 +90,18 @@ def create(op_name, hint, args, kwargs):
         params.update((n, attr_str(v)) for n, v in zip(free, rest))
     if 'num_args' in cls.params and 'num_args' not in params:
         params['num_args'] = str(len(pos) + len(inputs))
-    attrs = normalize_attrs(AttrScope.current().get(user_attr))
+    check_arguments(cls, params)
+    attrs = normalize_attrs(AttrScope.current.get(user_attr))
     attrs.update(params)
     op = make_op(op_name, attrs)
-    name = NameManager.current().get(name, hint)
+    name = NameManager.current.get(name, hint)
     return _wire(op, name, attrs, pos, inputs)
+
+
+def _optional(cls, key):
+    """True for a parameter that takes None (MXNet stores an explicit None as 'None')."""
+    decl = cls.params.get(key)
+    return decl is not None and decl.kind.endswith('?')
 
 
 def _wire(op, name, attrs, pos, named):

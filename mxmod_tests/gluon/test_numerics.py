@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mxmod as mx
-from mxmod.gradcheck import check_numeric_gradient
+from mxmod.test_utils import check_numeric_gradient
 
 from . import reference as ref
 

@@ -150,7 +150,7 @@ def test_shape_errors():
         make('RNN', mode='lstm', num_layers=1, state_size=2, lstm_state_clip_min=0.1)
     with pytest.raises(MXNetError, match='mode'):
         make('RNN', mode='bogus', num_layers=1, state_size=2)
-    with pytest.raises(MXNetError, match='required'):
+    with pytest.raises(MXNetError, match='Required'):
         make('RNN', mode='lstm', state_size=2)
 
 

@@ -1,0 +1,95 @@
+"""NDArray's autograd methods (``attach_grad``, ``grad``, ``backward``, ``detach``) and the
+recording of NDArray methods that are not operator calls (indexing, ``copyto``)."""
+from ..base import MXNetError
+from ..context import device_scope, xp_of
+from . import gradient_pass, tape
+from .ndarray import NDArray, from_xp
+
+__all__ = ['attach_grad', 'backward', 'detach', 'record_getitem', 'record_copy',
+           'check_assignment']
+
+
+def attach_grad(self, grad_req='write', stype=None):
+    """Allocate a zero gradient array for this array and make it a variable of autograd: after
+    ``backward`` its ``.grad`` holds the gradient (``grad_req`` 'write' replaces it, 'add'
+    accumulates, 'null' leaves it alone).
+
+    Parameters
+    ----------
+    grad_req : {'write', 'add', 'null'}
+    stype : str, optional
+        Storage type of the gradient array (default: this array's).
+    """
+    with device_scope(self._ctx):
+        grad = from_xp(xp_of(self._ctx).zeros_like(self._data), self._ctx)
+    if stype not in (None, 'default'):
+        grad = grad.tostype(stype)
+    tape.mark_variable(self, grad, grad_req)
+
+
+def _grad(self):
+    """The gradient array attached by ``attach_grad`` (or ``mark_variables``), else None."""
+    entry = getattr(self, '_ag', None)
+    if entry is None or entry[0].kind != 'variable':
+        return None
+    return entry[0].grad
+
+
+def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+    """Compute the gradients of this array with respect to the variables it was recorded from.
+
+    Parameters
+    ----------
+    out_grad : NDArray, optional
+        Gradient with respect to this array (default: ones).
+    retain_graph : bool
+        Keep the recorded graph, to differentiate it again.
+    train_mode : bool
+        Whether the backward pass runs in training mode.
+    """
+    gradient_pass.backward([self], None if out_grad is None else [out_grad],
+                           retain_graph=retain_graph, train_mode=train_mode)
+
+
+def detach(self):
+    """This array's values (shared memory) outside any computational graph."""
+    return from_xp(self._data, self._ctx)
+
+
+def record_getitem(source, key, result):
+    """Record ``result = source[key]``: the gradient scatters back into the indexed places."""
+    in_shape, in_dtype = source.shape, source._data.dtype
+
+    def scatter(out_grads, need):
+        del need
+        xp = xp_of(source.context)
+        grad = xp.zeros(in_shape, dtype=in_dtype)
+        view_shape = grad[key].shape
+        xp.add.at(grad, key, out_grads[0].reshape(view_shape))
+        return [grad]
+    tape.record_function(scatter, [source], [result])
+
+
+def record_copy(source, result):
+    """Record a copy of ``source`` (to another context): the gradient copies back."""
+    def copy_back(out_grads, need):
+        del need
+        with device_scope(source.context):
+            return [from_xp(out_grads[0], result.context).copyto(source.context)._data]
+    tape.record_function(copy_back, [source], [result])
+
+
+def check_assignment(target, value):
+    """While recording, refuse an in-place write of ``value`` into ``target`` (MXNet's rule)."""
+    if not tape.is_recording():
+        return
+    tape.check_writable([target])
+    if isinstance(value, NDArray) and tape.in_graph(value):
+        raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when '
+                         'recording with autograd.')
+
+
+NDArray.attach_grad = attach_grad
+NDArray.grad = property(_grad)
+NDArray.backward = backward
+NDArray.detach = detach
