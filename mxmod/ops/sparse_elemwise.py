@@ -97,6 +97,10 @@ class ZeroPreservingUnary(StorageRule):
 
     def sparse_forward(self, op, octx, inputs, aux, out_stypes):
         x = inputs[0]
+        if getattr(op, 'fn', None) is None:
+            # elementwise operators without a value function (make_loss, identity...): their own
+            # forward applied to the stored values
+            return [with_values(x, op.forward(octx, [x.data], aux)[0])]
         return [with_values(x, op.fn(octx.xp, x.data))]
 
 
