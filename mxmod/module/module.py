@@ -125,6 +125,8 @@ class Module(OptimizerMixin, BaseModule):
         checkpointing.save_module_checkpoint(self, prefix, epoch, save_optimizer_states,
                                              remove_amp_cast)
         logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
+        if save_optimizer_states:
+            logging.info('Saved optimizer state to "%s-%04d.states"', prefix, epoch)
 
     def _reset_bind(self):
         self.binded = False
