@@ -36,7 +36,9 @@ def merge_rows(values, ctx):
 def retain(stored, row_ids, ctx):
     """Rows ``row_ids`` of ``stored`` (row_sparse or dense) as a row_sparse NDArray on ``ctx``
     holding exactly those rows."""
-    ids = row_ids._data if isinstance(row_ids, NDArray) else row_ids
+    # the row ids go to the stored value's device (they may live on another GPU or on a CPU)
+    ids = row_ids.as_in_context(stored.context)._data if isinstance(row_ids, NDArray) \
+        else row_ids
     xp = stored.context.xp
     with device_scope(stored.context):
         storage = retain_rows(xp, stored._data, xp.asarray(ids))
