@@ -13,6 +13,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataIter, DataBatch
+from .param_checks import check_fit_arguments
 from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for,
                        batch_end_param, with_extra)
 from .progress import maybe_bar, bar_output, epoch_scope, fit_history
@@ -216,6 +217,7 @@ class BaseModule(object):
         """
         if num_epoch is None:
             raise ValueError('please specify number of epochs (fit(..., num_epoch=N))')
+        check_fit_arguments(train_data, num_epoch, begin_epoch, locals())
         check_training_labels(self._symbol, getattr(self, 'label_names', None),
                               getattr(train_data, 'provide_label', None))
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,

@@ -219,6 +219,9 @@ class Module(OptimizerMixin, BaseModule):
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
         """Assign parameters; with ``allow_missing`` they are copied to the devices directly."""
+        if arg_params is None and not allow_missing:
+            raise MXNetError('set_params: arg_params is None; give a dict of name to NDArray '
+                             '(or pass allow_missing=True to keep the current values)')
         if not allow_missing:
             self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
                              allow_missing=allow_missing, force_init=force_init,
@@ -329,6 +332,8 @@ class Module(OptimizerMixin, BaseModule):
         per-device batches."""
         self._require('forward')
         self._drain_comm()
+        data_batch = param_checks.checked_batch(data_batch, self._data_names,
+                                                len(self._label_shapes or []))
         new_shapes = _batch_data_shapes(data_batch)
         if tuple(d.shape for d in self._data_shapes) != new_shapes:
             self.reshape(*self._descs_for(data_batch, new_shapes))

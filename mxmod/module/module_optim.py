@@ -75,7 +75,11 @@ class OptimizerMixin(object):
 
     def _make_optimizer(self, optimizer, optimizer_params, rescale_grad, idx2name):
         if isinstance(optimizer, str):
-            params = dict(optimizer_params)
+            try:
+                params = dict(optimizer_params)
+            except (TypeError, ValueError):
+                raise TypeError('init_optimizer: optimizer_params must be a dict or (name, value) '
+                                'pairs, got %r' % (optimizer_params,)) from None
             params.setdefault('rescale_grad', rescale_grad)
             return opt.create(optimizer, sym=self.symbol, param_idx2name=idx2name, **params)
         if not isinstance(optimizer, opt.Optimizer):

@@ -334,9 +334,19 @@ def _check_hyperparameters(klass, name, kwargs):
     """Arguments whose default is a number must be finite numbers, not text (the base class
     checks its own: learning_rate, wd, rescale_grad, clip_gradient)."""
     try:
-        params = inspect.signature(klass.__init__).parameters
+        params = dict(inspect.signature(klass.__init__).parameters)
     except (TypeError, ValueError):
         return
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        params.update(inspect.signature(Optimizer.__init__).parameters)
+        unknown = sorted(set(kwargs) - set(params) - {'self'})
+        if unknown and klass.__init__ is not Optimizer.__init__ and all(
+                getattr(k.__init__, '__module__', '').startswith('mxmod.')
+                for k in klass.__mro__ if k is not object):
+            raise ArgumentTypeError('optimizer %r has no parameter %s; its parameters are %s'
+                                    % (name, ', '.join(map(repr, unknown)), ', '.join(
+                                        sorted(k for k, p in params.items() if k != 'self'
+                                               and p.kind == p.POSITIONAL_OR_KEYWORD))))
     for key, value in kwargs.items():
         default = params[key].default if key in params else None
         if isinstance(default, numbers.Real) and not isinstance(default, bool) \

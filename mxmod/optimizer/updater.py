@@ -3,6 +3,7 @@
 This is what KVStore and Module call for each update; it creates states lazily, groups updates by
 dtype in chunks of ``optimizer.aggregate_num`` (MXNet's aggregated SGD), and saves/loads its
 states in MXNet's pickle format (see :mod:`.pickling`)."""
+from ..base import MXNetError
 from ..context import device_scope
 from ..ndarray.ndarray import NDArray
 from ..profiler.hooks import traced
@@ -50,6 +51,9 @@ class Updater(object):
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 idx = indices[i] = idx.decode('utf-8')
+            if grads[i].shape != weights[i].shape:
+                raise MXNetError('Updater: the gradient of %r has shape %s, its weight %s'
+                                 % (idx, grads[i].shape, weights[i].shape))
             self._ensure_state(idx, weights[i])
         if self.aggregate_updates:
             self._aggregated(indices, weights, grads)

@@ -111,6 +111,10 @@ def check_unique_variables(outputs):
 def check_bindable(symbol, what):
     """Raise DuplicateVariableError when ``symbol``'s graph has two variables with one name
     (``what`` names the call: 'simple_bind', 'Module'...)."""
+    if not hasattr(symbol, '_outputs'):
+        from ..argcheck import ArgumentTypeError  # pylint: disable=import-outside-toplevel
+        raise ArgumentTypeError('%s: symbol must be a Symbol, got %r (%s)'
+                                % (what, symbol, type(symbol).__name__))
     names = {}
     for node in _post_order_all(symbol):
         if node.op is None and names.setdefault(node.name, node) is not node:

@@ -212,6 +212,31 @@ CASES = {
     'factor_scheduler_step_0': (lambda t: lambda: mx.lr_scheduler.FactorScheduler(step=0),
                                 ['step']),
     'iter_without_data': (lambda t: lambda: mx.io.NDArrayIter(None, Y), ['data']),
+    'forward_extra_data': (lambda t: lambda: _bound().forward(mx.io.DataBatch(
+        [mx.nd.ones((5, 6)), mx.nd.ones((3,))], [mx.nd.zeros((5,))])), ['2 data arrays', 'data']),
+    'forward_not_a_batch': (lambda t: lambda: _bound().forward([mx.nd.ones((5, 6))]),
+                            ['DataBatch']),
+    'module_symbol_none': (lambda t: lambda: mx.mod.Module(None), ['symbol', 'None']),
+    'fit_num_epoch_string': (lambda t: lambda: mx.mod.Module(mlp_sym()).fit(
+        _iter(), num_epoch='2'), ['num_epoch', "'2'"]),
+    'fit_callback_not_callable': (lambda t: _fit(batch_end_callback=3),
+                                  ['batch_end_callback', '3']),
+    'fit_numpy_data': (lambda t: lambda: mx.mod.Module(mlp_sym()).fit(X, num_epoch=1),
+                       ['train_data', 'DataIter']),
+    'set_params_none': (lambda t: lambda: _bound().set_params(None, None), ['arg_params']),
+    'optimizer_params_not_dict': (lambda t: lambda: _bound().init_optimizer(optimizer_params=3),
+                                  ['optimizer_params']),
+    'optimizer_unknown_parameter': (lambda t: lambda: _bound().init_optimizer(
+        optimizer_params={'bogus': 1}), ['bogus', 'momentum']),
+    'updater_shape_mismatch': (lambda t: lambda: mx.optimizer.get_updater(mx.optimizer.SGD())(
+        0, mx.nd.ones((2,)), mx.nd.ones((3,))), [r'\(2,\)', r'\(3,\)']),
+    'xavier_bad_type': (lambda t: lambda: mx.init.Xavier(rnd_type='bogus'), ['rnd_type']),
+    'xavier_magnitude_string': (lambda t: lambda: mx.init.Xavier(magnitude='x'), ['magnitude']),
+    'scheduler_factor_string': (lambda t: lambda: mx.lr_scheduler.FactorScheduler(
+        step=2, factor='x'), ['factor']),
+    'scheduler_base_lr_nan': (lambda t: lambda: mx.lr_scheduler.CosineScheduler(
+        10, base_lr=NAN), ['base_lr']),
+    'speedometer_frequent_0': (lambda t: lambda: mx.callback.Speedometer(5, 0), ['frequent']),
 }
 
 
@@ -241,6 +266,12 @@ def test_the_harness_catches_leaks_hangs_and_silence():
         refusal(lambda: __import__('time').sleep(5), [], limit=1)
     with pytest.raises(AssertionError, match='not in the message'):
         refusal(lambda: mx.kv.create('bogus'), ['nothing like this'])
+
+
+def test_numpy_batches_are_converted():
+    mod = _bound()
+    mod.forward(mx.io.DataBatch([np.ones((5, 6))], [np.zeros(5)]), is_train=False)
+    assert mod.get_outputs()[0].shape == (5, 3)
 
 
 def test_evil_pickle_as_states_with_pickle_module_would_run():
