@@ -163,8 +163,11 @@ class IndexArray(Operator):
     def forward(self, octx, inputs, aux):
         xp, x = octx.xp, inputs[0]
         octx.saved['in_meta'] = (tuple(x.shape), x.dtype)
+        axes = self._axes(x.ndim)
+        if not axes:            # a 0-d input has no axes: an empty (0,) index array
+            return [xp.zeros(x.shape + (0,), dtype=np.int64)]
         grids = xp.indices(x.shape, dtype=np.int64)
-        return [xp.stack([grids[a] for a in self._axes(x.ndim)], axis=-1)]
+        return [xp.stack([grids[a] for a in axes], axis=-1)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         shape, dtype = octx.saved['in_meta']
