@@ -92,6 +92,7 @@ class Executor(object):
             a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
         self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
                               tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
+        self._share_derived()
         gradient_writes.plan(self)
         for step in self._backward_steps:
             octx = self._octx[step.index]
@@ -105,6 +106,19 @@ class Executor(object):
             step.no_outputs = [None] * len(step.outputs)
         self._fast_backward = self._single_ctx and not any(s.mirror for s in plan.steps)
         self._bwd_program = fastpath.compile_backward(self)
+
+    def _share_derived(self):
+        """Give steps whose ``shares_derived`` arguments are read by several steps the cache of
+        derived arrays (emptied before every forward and backward)."""
+        reads = {}
+        for step in self._plan.steps:
+            for s in step.inputs:
+                reads[s] = reads.get(s, 0) + 1
+        self._derived = {}
+        for step, octx in zip(self._plan.steps, self._octx):
+            ins = step.inputs
+            if any(i < len(ins) and reads[ins[i]] > 1 for i in step.op.shares_derived):
+                octx.shared = self._derived
 
     def _backward_last_reads(self):
         """For each backward step, the recomputed/kept slots that no later backward step reads."""
@@ -157,6 +171,7 @@ class Executor(object):
             dst[:] = value
         threads.tick()
         self._load_inputs()
+        self._derived.clear()
         frees = self._free_train if is_train else self._free_infer
         vals = self._vals
         for octx in self._octx:
@@ -248,6 +263,7 @@ class Executor(object):
             return
         vals = self._vals
         kept = self._kept
+        self._derived.clear()       # recomputed steps see the arguments as they are now
         for step, done, finished in zip(self._backward_steps, self._last_read, self._grads_final):
             self._backward_step(step, grads)
             for s in done:
