@@ -342,6 +342,9 @@ class Executor(object):
             g = grads.pop(slot, None)
             if g is garr._data:
                 continue                # the operator wrote it in place (grad_out)
+            if self._single_ctx and req == 'write' and g is not None:
+                garr._data[...] = g.reshape(garr.shape)
+                continue
             with self._scope(garr.context):
                 if req == 'add':
                     if g is not None:

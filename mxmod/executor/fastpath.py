@@ -33,11 +33,16 @@ def run_backward(exe, grads):
     pop = grads.pop
     for (backward, octx, ins, outs, auxs, read_in, read_out, need, is_loss, free, finished,
          step) in exe._bwd_program:
-        ogs = [pop(s, None) for s in outs]
-        missing = [g is None for g in ogs]
-        if is_loss or not all(missing):
-            if not is_loss and any(missing):
+        if len(outs) == 1:
+            ogs = [pop(outs[0], None)]
+            run = is_loss or ogs[0] is not None
+        else:
+            ogs = [pop(s, None) for s in outs]
+            missing = [g is None for g in ogs]
+            run = is_loss or not all(missing)
+            if run and not is_loss and any(missing):
                 ogs = [g if g is not None else exe._zeros(s) for g, s in zip(ogs, outs)]
+        if run:
             res = backward(octx, ogs, [vals[s] for s in ins] if read_in else step.no_inputs,
                            [vals[s] for s in outs] if read_out else step.no_outputs,
                            [vals[s] for s in auxs])

@@ -32,6 +32,19 @@ def _scalar(dtype, value):
 _scalar_cached = functools.lru_cache(maxsize=1024)(_scalar)
 
 
+def scalars(dtype, *values):
+    """:func:`scalar` of each value, as a tuple."""
+    try:
+        return _scalars_cached(dtype, values)
+    except TypeError:
+        return tuple(_scalar(dtype, v) for v in values)
+
+
+@functools.lru_cache(maxsize=1024)
+def _scalars_cached(dtype, values):
+    return tuple(_scalar(dtype, v) for v in values)
+
+
 def clip(xp, x, bound):
     """mshadow's clip: values beyond +-bound become +-bound."""
     return xp.clip(x, -bound, bound)
@@ -110,7 +123,7 @@ def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, c
     t = F32 if weight32 is not None else weight.dtype
     w = weight32 if weight32 is not None else weight
     g = grad.astype(t, copy=False)
-    args = [scalar(t, v) for v in (momentum, lr, wd, rescale_grad, clip_gradient)]
+    args = scalars(t, momentum, lr, wd, rescale_grad, clip_gradient)
     if mom is not None and _inplace_ok(mom, w, g):
         scratch = _mom_step_into(xp, mom, w, g, *args)
         direct = into_weight and weight32 is None and w.flags.writeable

@@ -18,6 +18,8 @@ __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'check_arrays', 'c
 
 def check_arrays(optimizer, weight, grad):
     """Raise TypeError unless weight and grad are NDArrays."""
+    if isinstance(weight, NDArray) and isinstance(grad, NDArray):
+        return
     for what, arr in (('weight', weight), ('grad', grad)):
         if not isinstance(arr, NDArray):
             raise TypeError('%s.update: %s must be an NDArray, got %s'
