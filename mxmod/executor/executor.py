@@ -39,6 +39,7 @@ class Executor(object):
         self._prepare_gradients(mirror)
         self._blocks = buffers.install(self)
         self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
+        self._local_outputs = self._single_ctx and all(o.context == self._ctx for o in self.outputs)
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
         numerics.install(self)
@@ -92,7 +93,7 @@ class Executor(object):
             a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
         self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
                               tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
-        self._share_derived()
+        fastpath.share_derived(self)
         gradient_writes.plan(self)
         for step in self._backward_steps:
             octx = self._octx[step.index]
@@ -106,19 +107,6 @@ class Executor(object):
             step.no_outputs = [None] * len(step.outputs)
         self._fast_backward = self._single_ctx and not any(s.mirror for s in plan.steps)
         self._bwd_program = fastpath.compile_backward(self)
-
-    def _share_derived(self):
-        """Give steps whose ``shares_derived`` arguments are read by several steps the cache of
-        derived arrays (emptied before every forward and backward)."""
-        reads = {}
-        for step in self._plan.steps:
-            for s in step.inputs:
-                reads[s] = reads.get(s, 0) + 1
-        self._derived = {}
-        for step, octx in zip(self._plan.steps, self._octx):
-            ins = step.inputs
-            if any(i < len(ins) and reads[ins[i]] > 1 for i in step.op.shares_derived):
-                octx.shared = self._derived
 
     def _backward_last_reads(self):
         """For each backward step, the recomputed/kept slots that no later backward step reads."""
@@ -188,12 +176,15 @@ class Executor(object):
                 for s in free:
                     vals[s] = None
         for out, slot in zip(self.outputs, self._plan.head_slots):
-            value = vals[slot]
-            if tuple(value.shape) != out.shape:
+            value, target = vals[slot], out._data
+            if tuple(value.shape) != target.shape:
                 raise MXNetError('output %s has shape %s, the executor was bound for %s'
                                  % (out, tuple(value.shape), out.shape))
+            if self._local_outputs:
+                target[...] = value
+                continue
             with self._scope(out.context):
-                out._data[...] = _on(value, out.context)
+                target[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
 

@@ -2,6 +2,20 @@
 resolved at bind time into a tuple, so running a step is a few list look-ups and one call."""
 
 
+def share_derived(exe):
+    """Give steps whose ``shares_derived`` arguments are read by several steps the executor's
+    cache of derived arrays (``exe._derived``, emptied before every forward and backward)."""
+    reads = {}
+    for step in exe._plan.steps:
+        for s in step.inputs:
+            reads[s] = reads.get(s, 0) + 1
+    exe._derived = {}
+    for step, octx in zip(exe._plan.steps, exe._octx):
+        ins = step.inputs
+        if any(i < len(ins) and reads[ins[i]] > 1 for i in step.op.shares_derived):
+            octx.shared = exe._derived
+
+
 def compile_backward(exe):
     """Per backward step: (backward, octx, inputs, outputs, aux, read inputs?, read outputs?,
     need-grad flags, is loss?, slots to free after it, gradients finished after it)."""
