@@ -40,6 +40,8 @@ class Executor(object):
         self._has_sparse = self._install_storage()
         self._blocks = [] if self._has_sparse else buffers.install(self)
         self.outputs = outputs or [self._new_output(s) for s in plan.head_slots]
+        self._local_outputs = (not self._has_sparse and self._single_ctx
+                               and all(o.context == self._ctx for o in self.outputs))
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
         numerics.install(self)
@@ -109,6 +111,7 @@ class Executor(object):
             a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
         self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
                               tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
+        fastpath.share_derived(self)
         gradient_writes.plan(self)
         for step in self._backward_steps:
             octx = self._octx[step.index]
@@ -174,6 +177,7 @@ class Executor(object):
             dst[:] = value
         threads.tick()
         self._load_inputs()
+        self._derived.clear()
         frees = self._free_train if is_train else self._free_infer
         vals = self._vals
         for octx in self._octx:
@@ -188,15 +192,18 @@ class Executor(object):
                 for s in free:
                     vals[s] = None
         for out, slot in zip(self.outputs, self._plan.head_slots):
-            value = vals[slot]
-            if tuple(value.shape) != out.shape:
+            value, target = vals[slot], out._data
+            if tuple(value.shape) != target.shape:
                 raise MXNetError('output %s has shape %s, the executor was bound for %s'
                                  % (out, tuple(value.shape), out.shape))
+            if self._local_outputs:
+                target[...] = value
+                continue
             with self._scope(out.context):
                 if self._has_sparse:
                     storage.copy_output(out, value)
                 else:
-                    out._data[...] = _on(value, out.context)
+                    target[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
 
@@ -268,6 +275,7 @@ class Executor(object):
             return
         vals = self._vals
         kept = self._kept
+        self._derived.clear()       # recomputed steps see the arguments as they are now
         for step, done, finished in zip(self._backward_steps, self._last_read, self._grads_final):
             self._backward_step(step, grads)
             for s in done:
@@ -370,6 +378,9 @@ class Executor(object):
                 continue                # the operator wrote it in place (grad_out)
             if self._has_sparse and (garr.stype != 'default' or storage.is_sparse(g)):
                 storage.write_grad(garr, req, g)
+                continue
+            if self._single_ctx and not self._has_sparse and req == 'write' and g is not None:
+                garr._data[...] = g.reshape(garr.shape)
                 continue
             with self._scope(garr.context):
                 if req == 'add':

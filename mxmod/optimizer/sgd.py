@@ -18,6 +18,8 @@ __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'check_arrays', 'c
 
 def check_arrays(optimizer, weight, grad):
     """Raise TypeError unless weight and grad are NDArrays."""
+    if isinstance(weight, NDArray) and isinstance(grad, NDArray):
+        return
     for what, arr in (('weight', weight), ('grad', grad)):
         if not isinstance(arr, NDArray):
             raise TypeError('%s.update: %s must be an NDArray, got %s'
@@ -100,9 +102,12 @@ class SGD(Optimizer):
             mom, master = (state if multi_precision else (state, None))
             if momentum == 0.0:
                 mom = None
-            weight._data[...] = K.multi_sgd(
-                weight.context.xp, weight._data, grad._data, data_of(mom), data_of(master),
-                lr, wd, momentum, self.rescale_grad, clip)
+            data = weight._data
+            new = K.multi_sgd(weight.context.xp, data, grad._data, data_of(mom),
+                              data_of(master), lr, wd, momentum, self.rescale_grad, clip,
+                              into_weight=True)
+            if new is not data:
+                data[...] = new
 
     def update(self, index, weight, grad, state):
         self._update_impl(index, weight, grad, state, multi_precision=False)
