@@ -9,7 +9,11 @@ Also reports the bare step (forward_backward + update) and step + update_metric.
 Each figure is measured in --rounds child processes per implementation, the implementations
 alternating, and reported as the median of wall-clock and of process CPU time per step.
 
-Usage: python bench/bench_overhead.py [--steps N] [--rounds R] [--backend mxmod|mxnet]
+With --baseline DIR (a directory holding another mxmod package, e.g. an older commit's
+``git archive``), that code runs as a third implementation in the same interleaved rounds.
+
+Usage: python bench/bench_overhead.py [--steps N] [--rounds R] [--baseline DIR]
+       [--backend mxmod|mxnet|baseline]
 """
 import argparse
 import json
@@ -90,14 +94,17 @@ def run_backend(name, steps):
     if name == 'mxnet':
         import mxnet as mx  # pylint: disable=import-outside-toplevel
     else:
-        sys.path.insert(0, os.path.dirname(HERE))
+        root = os.environ['BENCH_MXMOD_ROOT'] if name == 'baseline' else os.path.dirname(HERE)
+        sys.path.insert(0, os.path.abspath(root))
         import mxmod as mx  # pylint: disable=import-outside-toplevel
     mx.random.seed(0)
     print(json.dumps(dict(measure(mx, steps), backend=name)))
 
 
-def _child(python, backend, steps):
+def _child(python, backend, steps, baseline=None):
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get('OMP_NUM_THREADS', '1'))
+    if baseline:
+        env['BENCH_MXMOD_ROOT'] = baseline
     out = subprocess.run([python, os.path.abspath(__file__), '--backend', backend,
                           '--steps', str(steps)], env=env, check=True, capture_output=True,
                          text=True).stdout
@@ -111,20 +118,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--steps', type=int, default=2000)
     parser.add_argument('--rounds', type=int, default=3)
-    parser.add_argument('--backend', choices=['mxmod', 'mxnet'])
+    parser.add_argument('--backend', choices=['mxmod', 'mxnet', 'baseline'])
+    parser.add_argument('--baseline', help='directory with another mxmod package to compare')
     parser.add_argument('--mxnet-python', default=MXNET_PYTHON)
     args = parser.parse_args()
     if args.backend:
         run_backend(args.backend, args.steps)
         return
     pythons = {'mxmod': sys.executable}
+    if args.baseline:
+        pythons['baseline'] = sys.executable
     if os.path.exists(args.mxnet_python):
         pythons['mxnet'] = args.mxnet_python
     runs = {name: [] for name in pythons}
+    names = list(pythons)
     for rnd in range(args.rounds):
-        order = list(pythons)[::1 if rnd % 2 == 0 else -1]
+        order = names[rnd % len(names):] + names[:rnd % len(names)]
         for name in order:
-            runs[name].append(_child(pythons[name], name, args.steps))
+            runs[name].append(_child(pythons[name], name, args.steps, args.baseline))
     med = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != 'backend'}
            for name, rs in runs.items()}
     for name, res in med.items():
@@ -132,6 +143,11 @@ def main():
               'us/batch (cpu %7.1f)' % (name, res['step_us'], res['step_us_cpu'],
                                         res['step_metric_us'], res['step_metric_us_cpu'],
                                         res['fit_us_per_batch'], res['fit_us_per_batch_cpu']))
+    if 'baseline' in med:
+        for key in KEYS:
+            print('ratio mxmod/baseline %-13s %.2f  cpu %.2f' % (
+                key, med['mxmod'][key] / med['baseline'][key],
+                med['mxmod'][key + '_cpu'] / med['baseline'][key + '_cpu']))
     if 'mxnet' in med:
         for key in KEYS:
             print('ratio mxmod/mxnet %-16s %.2f  cpu %.2f' % (

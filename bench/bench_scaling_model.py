@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 import mxmod as mx  # noqa: E402
-from mxmod.cluster import available_cores  # noqa: E402
+from mxmod.threads import available_cores  # noqa: E402
 from mxmod.kvstore.net_emulation import parse  # noqa: E402
 from mxmod.tools.scaling import model as scaling, profile as profiling  # noqa: E402
 from bench_overlap import make_module  # noqa: E402

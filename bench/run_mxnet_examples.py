@@ -44,7 +44,7 @@ runpy.run_path(script, run_name='__main__')
 RUNS = {
     'train_mnist.py': ['--network', 'mlp', '--num-epochs', '2'],
     'train_cifar10.py': ['--network', 'resnet', '--num-layers', '8', '--num-epochs', '2',
-                         '--batch-size', '128', '--disp-batches', '50'],
+                         '--batch-size', '128', '--disp-batches', '10'],
 }
 
 

@@ -96,33 +96,11 @@ class _NullType(object):
 _Null = _NullType()
 
 
-def _read_umask():
-    import os  # pylint: disable=import-outside-toplevel
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()   # read once at import: os.umask is process-wide, not thread-safe
-
-
 def write_file_atomic(fname, data):
-    """Write ``data`` (bytes or str) to ``fname`` through a temporary file in the same folder that
-    replaces it only once complete, so a failed write never destroys an earlier file."""
-    import os  # pylint: disable=import-outside-toplevel
-    import tempfile  # pylint: disable=import-outside-toplevel
-    fname = os.fspath(fname)
-    folder = os.path.dirname(os.path.abspath(fname))
-    handle, tmp = tempfile.mkstemp(prefix='.' + os.path.basename(fname) + '.', dir=folder)
-    try:
-        with os.fdopen(handle, 'wb') as out:
-            out.write(data.encode('utf-8') if isinstance(data, str) else data)
-        os.chmod(tmp, 0o666 & ~_UMASK)   # the permissions a plain open() would give
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` (bytes or str) to ``fname`` all-or-nothing and durably (see
+    :mod:`mxmod.atomic_io`): a failed or killed write never destroys an earlier file."""
+    from .atomic_io import write_file_atomic as write  # pylint: disable=import-outside-toplevel
+    write(fname, data)
 
 
 class _ClassProperty(object):

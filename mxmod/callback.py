@@ -104,8 +104,9 @@ class Speedometer(object):
     """
 
     def __init__(self, batch_size, frequent=50, auto_reset=True):
-        self.batch_size = batch_size
-        self.frequent = frequent
+        from .argcheck import positive_int  # pylint: disable=import-outside-toplevel
+        self.batch_size = positive_int(batch_size, 'Speedometer: batch_size')
+        self.frequent = positive_int(frequent, 'Speedometer: frequent')
         self.init = False
         self.tic = 0
         self.last_count = 0

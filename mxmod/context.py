@@ -12,6 +12,9 @@ __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus',
 _CUPY = None
 
 
+_USABLE_GPUS = set()   # device ids checked against the CUDA runtime of the current cupy
+
+
 def cupy_module():
     """Import and return cupy, raising an MXNetError with an install hint when it is unusable."""
     global _CUPY
@@ -21,8 +24,33 @@ def cupy_module():
         except ImportError as err:
             raise MXNetError('mx.gpu() needs cupy: install it with `pip install mxmod[gpu]` '
                              '(cupy-cuda12x) on a machine with an NVIDIA GPU (%s)' % err) from err
+        except Exception as err:  # pylint: disable=broad-except
+            raise MXNetError('mx.gpu(): cupy is installed but cannot be loaded (%s: %s); check '
+                             'the CUDA installation, or use mx.cpu()'
+                             % (type(err).__name__, err)) from None
+        _USABLE_GPUS.clear()
         _CUPY = cupy
     return _CUPY
+
+
+def usable_gpu(device_id):
+    """cupy, once GPU ``device_id`` is known to exist; an MXNetError saying why otherwise
+    (no driver, no device, an id beyond the devices) instead of a CUDA driver traceback."""
+    cupy = cupy_module()
+    if device_id in _USABLE_GPUS:
+        return cupy
+    try:
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as err:  # pylint: disable=broad-except
+        raise MXNetError('mx.gpu(%d): cupy is installed but no usable NVIDIA GPU was found (%s: '
+                         '%s); use mx.cpu() on this machine'
+                         % (device_id, type(err).__name__, err)) from None
+    if not 0 <= device_id < count:
+        raise MXNetError('mx.gpu(%d): no such GPU; %d GPU(s) are visible%s'
+                         % (device_id, count, ' (use mx.cpu())' if count == 0 else
+                            ', mx.gpu(0) to mx.gpu(%d)' % (count - 1)))
+    _USABLE_GPUS.add(device_id)
+    return cupy
 
 
 class Context(metaclass=_MXClassPropertyMetaClass):
@@ -136,7 +164,7 @@ def num_gpus():
 
 def gpu_memory_info(device_id=0):
     """Return (free, total) bytes of GPU ``device_id``."""
-    cp = cupy_module()
+    cp = usable_gpu(device_id)
     with cp.cuda.Device(device_id):
         return cp.cuda.runtime.memGetInfo()
 
@@ -154,6 +182,17 @@ def erf(xp, x):
         return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
 
+def scipy_module(xp, submodule):
+    """scipy's ``submodule`` ('sparse', 'special') for numpy arrays, cupyx's for cupy arrays."""
+    import importlib  # pylint: disable=import-outside-toplevel
+    root = 'scipy' if xp is np else 'cupyx.scipy'
+    try:
+        return importlib.import_module('%s.%s' % (root, submodule))
+    except ImportError as err:
+        raise MXNetError('%s.%s is needed here: pip install %s (%s)'
+                         % (root, submodule, 'scipy' if xp is np else 'cupy-cuda12x', err)) from err
+
+
 _NO_SCOPE = contextlib.nullcontext()
 
 
@@ -164,11 +203,11 @@ def device_scope(ctx):
     thread; work on a ``gpu(i)`` array must run inside this scope."""
     if ctx is None or ctx.device_typeid != 2:
         return _NO_SCOPE
-    return cupy_module().cuda.Device(ctx.device_id)
+    return usable_gpu(ctx.device_id).cuda.Device(ctx.device_id)
 
 
 def xp_of(ctx):
     """Array module for a context: numpy for CPU kinds, cupy for GPUs."""
     if ctx.device_typeid == 2:
-        return cupy_module()
+        return usable_gpu(ctx.device_id)
     return np

@@ -6,6 +6,8 @@ scheduler (``Updater.get_states(dump_optimizer=True)``) move between MXNet and m
 import logging
 from math import cos, pi
 
+from .argcheck import real_number
+
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler', 'PolyScheduler',
            'CosineScheduler']
 
@@ -32,6 +34,9 @@ class LRScheduler(object):
     """
 
     def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
+        what = type(self).__name__
+        base_lr = real_number(base_lr, '%s: base_lr' % what, minimum=0)
+        warmup_begin_lr = real_number(warmup_begin_lr, '%s: warmup_begin_lr' % what, minimum=0)
         self.base_lr = base_lr
         _check_int('warmup_steps', warmup_steps)
         self.warmup_steps = warmup_steps
@@ -87,6 +92,9 @@ class FactorScheduler(LRScheduler):
     def __init__(self, step, factor=1, stop_factor_lr=1e-8, base_lr=0.01,
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
         super(FactorScheduler, self).__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        _check_int('step', step)
+        factor = real_number(factor, 'FactorScheduler: factor', minimum=0)
+        stop_factor_lr = real_number(stop_factor_lr, 'FactorScheduler: stop_factor_lr')
         if step < 1:
             raise ValueError('Schedule step must be greater or equal than 1 round, got %s' % step)
         if factor > 1.0:
@@ -131,6 +139,7 @@ class MultiFactorScheduler(LRScheduler):
                  warmup_mode='linear'):
         super(MultiFactorScheduler, self).__init__(base_lr, warmup_steps,
                                                    warmup_begin_lr, warmup_mode)
+        factor = real_number(factor, 'MultiFactorScheduler: factor', minimum=0)
         if not isinstance(step, list) or not step:
             raise TypeError('MultiFactorScheduler: step must be a non-empty list of ints, got %r'
                             % (step,))
@@ -185,6 +194,8 @@ class PolyScheduler(LRScheduler):
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
         super(PolyScheduler, self).__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         _check_int('max_update', max_update)
+        pwr = real_number(pwr, 'PolyScheduler: pwr')
+        final_lr = real_number(final_lr, 'PolyScheduler: final_lr', minimum=0)
         if max_update < 1:
             raise ValueError('maximum number of updates must be strictly positive, got %d'
                              % max_update)
@@ -226,6 +237,7 @@ class CosineScheduler(LRScheduler):
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
         super(CosineScheduler, self).__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         _check_int('max_update', max_update)
+        final_lr = real_number(final_lr, 'CosineScheduler: final_lr', minimum=0)
         if max_update < 1:
             raise ValueError('maximum number of updates must be strictly positive, got %d'
                              % max_update)

@@ -5,8 +5,11 @@ from collections import namedtuple
 
 from .base import MXNetError
 from .context import cpu
+from . import checkpoint
 from . import ndarray as nd
 from . import symbol as sym
+from .ndarray import serialization
+from .symbol import json_io
 
 __all__ = ['BatchEndParam', 'save_checkpoint', 'load_params', 'load_checkpoint']
 
@@ -15,13 +18,40 @@ BatchEndParam.__doc__ = """What batch-end callbacks receive: the epoch, the batc
 epoch, the evaluation metric and the caller's ``locals()``."""
 
 
+class ParamsFileError(MXNetError, ValueError):
+    """A ``.params`` file whose names are not those of a checkpoint (``arg:``/``aux:``)."""
+
+
 def _params_file(prefix, epoch):
     return '%s-%04d.params' % (prefix, epoch)
+
+
+def _symbol_file(prefix):
+    return '%s-symbol.json' % prefix
+
+
+def params_bytes(arg_params, aux_params, what='save_checkpoint'):
+    """The ``.params`` bytes of a checkpoint: ``arg:<name>`` and ``aux:<name>`` entries (arrays
+    copied to the CPU)."""
+    save_dict = {}
+    for kind, params in (('arg', arg_params), ('aux', aux_params)):
+        if not isinstance(params, dict):
+            raise TypeError('%s: %s_params must be a dict of name to NDArray, got %s'
+                            % (what, kind, type(params).__name__))
+        for name, arr in params.items():
+            if not isinstance(arr, nd.NDArray):
+                raise TypeError('%s: %s_params[%r] is a %s, expected an NDArray'
+                                % (what, kind, name, type(arr).__name__))
+            save_dict['%s:%s' % (kind, name)] = arr.as_in_context(cpu())
+    return serialization.dumps(save_dict)
 
 
 def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
     """Save a model: the symbol to ``prefix-symbol.json`` and the parameters to
     ``prefix-%04d.params`` (keys ``arg:<name>`` and ``aux:<name>``, arrays copied to the CPU).
+
+    The files are written as one save with ``prefix-%04d.manifest.json`` (sizes and hashes,
+    see :mod:`mxmod.checkpoint`), so that loading detects a set torn by a crash.
 
     Parameters
     ----------
@@ -38,17 +68,45 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     remove_amp_cast : bool, optional
         Drop amp_cast/amp_multicast operators from the saved symbol.
     """
+    contents = {}
     if symbol is not None:
-        symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
-    save_dict = {'arg:%s' % name: arr.as_in_context(cpu()) for name, arr in arg_params.items()}
-    save_dict.update({'aux:%s' % name: arr.as_in_context(cpu())
-                      for name, arr in aux_params.items()})
+        contents[_symbol_file(prefix)] = symbol.tojson(remove_amp_cast=remove_amp_cast)
     param_name = _params_file(prefix, epoch)
-    nd.save(param_name, save_dict)
+    contents[param_name] = params_bytes(arg_params, aux_params)
+    checkpoint.save_files(prefix, epoch, contents)
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
-def load_params(prefix, epoch):
+def split_params(save_dict, fname):
+    """Split a loaded ``.params`` dict into ``(arg_params, aux_params)`` by key prefix.
+
+    Parameters
+    ----------
+    save_dict : dict or list
+        What ``mx.nd.load`` returned.
+    fname : str
+        The file, for errors.
+    """
+    arg_params, aux_params = {}, {}
+    if not save_dict:
+        logging.warning("Params file '%s' is empty", fname)
+        return (arg_params, aux_params)
+    if not isinstance(save_dict, dict):
+        raise MXNetError('%s holds %d unnamed arrays; a checkpoint needs arg:/aux: names'
+                         % (fname, len(save_dict)))
+    for key, value in save_dict.items():
+        kind, sep, name = key.partition(':')
+        if not sep or kind not in ('arg', 'aux'):
+            raise ParamsFileError('Invalid param file %s: key %r has neither an "arg:" nor an "aux:" '
+                             'prefix' % (fname, key))
+        if value is None:
+            raise ParamsFileError('Invalid param file %s: %r holds an uninitialized array'
+                             % (fname, key))
+        (arg_params if kind == 'arg' else aux_params)[name] = value
+    return (arg_params, aux_params)
+
+
+def load_params(prefix, epoch, reader=None):
     """Load the parameters of a checkpoint.
 
     Parameters
@@ -65,28 +123,24 @@ def load_params(prefix, epoch):
     aux_params : dict of str to NDArray
         Entries saved under ``aux:<name>``.
     """
+    reader = reader or checkpoint.CheckpointReader(prefix, epoch)
     fname = _params_file(prefix, epoch)
-    save_dict = nd.load(fname)
-    arg_params, aux_params = {}, {}
-    if not save_dict:
-        logging.warning("Params file '%s' is empty", fname)
-        return (arg_params, aux_params)
-    if not isinstance(save_dict, dict):
-        raise MXNetError('%s holds %d unnamed arrays; a checkpoint needs arg:/aux: names'
-                         % (fname, len(save_dict)))
-    for key, value in save_dict.items():
-        kind, sep, name = key.partition(':')
-        if not sep:
-            raise ValueError('%s: key %r has no "arg:" or "aux:" prefix' % (fname, key))
-        if kind == 'arg':
-            arg_params[name] = value
-        elif kind == 'aux':
-            aux_params[name] = value
-    return (arg_params, aux_params)
+    data = reader.read(fname, 'parameters')
+    return split_params(serialization.loads(data, 'file %r' % fname), fname)
+
+
+def load_symbol(prefix, reader):
+    """``prefix-symbol.json``, verified against the checkpoint's manifest."""
+    fname = _symbol_file(prefix)
+    text = reader.read(fname, 'symbol', required=False)
+    return json_io.load_source(text, fname)
 
 
 def load_checkpoint(prefix, epoch):
     """Load a checkpoint written by :func:`save_checkpoint` (or by MXNet).
+
+    When the checkpoint has a manifest (mxmod's saves), every file is checked against it and a
+    torn set raises :class:`mxmod.checkpoint.TornCheckpointError`.
 
     Parameters
     ----------
@@ -104,8 +158,9 @@ def load_checkpoint(prefix, epoch):
     aux_params : dict of str to NDArray
         The auxiliary states.
     """
-    symbol = sym.load('%s-symbol.json' % prefix)
-    arg_params, aux_params = load_params(prefix, epoch)
+    reader = checkpoint.CheckpointReader(prefix, epoch)
+    symbol = load_symbol(prefix, reader)
+    arg_params, aux_params = load_params(prefix, epoch, reader)
     return (symbol, arg_params, aux_params)
 
 

@@ -38,6 +38,9 @@ from .testing.compare import _find_max_violation  # noqa: F401
 from .testing.harness import *  # noqa: F401,F403
 # ---- random inputs ----------------------------------------------------------------------------
 from .testing.inputs import *  # noqa: F401,F403
+# sparse inputs (real CSR / row_sparse arrays) take the place of the dense generators of the same
+# name: rand_ndarray, rand_sparse_ndarray, create_sparse_array, assign_each ...
+from .sparse_test_utils import *  # noqa: F401,F403
 # ---- checks of bound symbols ------------------------------------------------------------------
 from .testing.gradients import *  # noqa: F401,F403
 from .testing.gradients import _parse_location, _parse_aux_states  # noqa: F401

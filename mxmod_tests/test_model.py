@@ -85,7 +85,7 @@ def test_load_params_errors(tmp_path):
     with pytest.raises(mx.MXNetError, match='unnamed arrays'):
         mx.model.load_params(prefix, 1)
     mx.nd.save(prefix + '-0002.params', {'weight': mx.nd.ones((2,))})
-    with pytest.raises(ValueError, match="'weight' has no"):
+    with pytest.raises(ValueError, match="'weight' has neither"):
         mx.model.load_params(prefix, 2)
     mx.nd.save(prefix + '-0003.params', {})
     assert mx.model.load_params(prefix, 3) == ({}, {})

@@ -6,6 +6,8 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, from_xp, zeros as nd_zeros
 from ..ops.base import unknown
 from ..symbol.infer import infer_shapes, infer_types
+from ..sparse_storage import STYPES
+from . import storage
 from .cse import eliminate_common_expr, enabled as cse_enabled
 from .executor import Executor
 from .plan import Plan
@@ -64,8 +66,9 @@ def _arg_ctx(plan, sym, ctx, group2ctx, names):
 
 
 def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec,
-                shared_buffer, shapes):
-    """Infer shapes and types, allocate arrays and bind (see Symbol.simple_bind)."""
+                shared_buffer, shapes, stype_dict=None):
+    """Infer shapes, types and storage types, allocate arrays and bind (see
+    Symbol.simple_bind)."""
     opt, plan = optimized_plan(sym)
     type_dict = dict(type_dict or {})
     slot_shapes, slot_types = _slot_info(plan, opt, shapes, type_dict)
@@ -85,12 +88,13 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
     aux_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.aux_names)
     shared = _shared_arrays(shared_exec, shared_arg_names)
     params = set(shared_arg_names or ())
-    stypes = _storage_types(opt)
+    stypes, grad_stypes = _bind_stypes(plan, opt, stype_dict, reqs)
     args, grads = [], []
     for name, slot, req, actx in zip(plan.arg_names, plan.arg_slots, reqs, arg_ctx):
+        sparse = (stypes[slot], grad_stypes.get(slot, 'default'))
         arr, garr = _arg_arrays(name, slot_shapes[slot], slot_types[slot], actx, req,
-                                shared.get(name), name in params, shared_buffer)
-        args.append(_tag(arr, stypes.get(name)))
+                                shared.get(name), name in params, shared_buffer, sparse)
+        args.append(arr)
         grads.append(garr)
     auxs = []
     for name, slot, actx in zip(plan.aux_names, plan.aux_slots, aux_ctx):
@@ -103,10 +107,14 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
                     optimized=opt)
 
 
-def _arg_arrays(name, shape, dtype, ctx, req, shared, is_param, shared_buffer):
+def _arg_arrays(name, shape, dtype, ctx, req, shared, is_param, shared_buffer,
+                stypes=('default', 'default')):
     """The argument and gradient arrays of one argument: a parameter reuses the shared executor's
     arrays (or gets fresh ones); any other input reuses ``shared_buffer`` entries ``name`` and
-    ``'grad of ' + name`` when they are large enough, as MXNet's simple_bind does."""
+    ``'grad of ' + name`` when they are large enough, as MXNet's simple_bind does. ``stypes``
+    are the storage types of the argument and its gradient."""
+    if stypes != ('default', 'default'):
+        return _sparse_arg_arrays(shape, dtype, ctx, req, shared, stypes)
     arr, garr = shared or (None, None)
     if arr is not None and (arr.shape != shape or np.dtype(arr.dtype).name != dtype):
         arr = garr = None
@@ -122,21 +130,31 @@ def _arg_arrays(name, shape, dtype, ctx, req, shared, is_param, shared_buffer):
     return arr, garr
 
 
-def _storage_types(sym):
-    """Variable name -> storage type from its ``__storage_type__`` attribute."""
-    names = {0: 'default', 1: 'row_sparse', 2: 'csr'}
-    out = {}
-    for node in sym._topo():
-        flag = node.attrs.get('__storage_type__') if node.op is None else None
-        if flag is not None and int(flag) in names:
-            out[node.name] = names[int(flag)]
-    return out
+def _bind_stypes(plan, sym, stype_dict, reqs):
+    """Storage types of every slot (``stype_dict`` over the variables' own) and of the
+    gradients the requested grad_req computes."""
+    for name, stype in (stype_dict or {}).items():
+        if stype not in STYPES:
+            raise ValueError('%r is not a storage type (%s) in stype_dict[%r]'
+                             % (stype, ', '.join(STYPES), name))
+    stypes = storage.slot_stypes(plan, sym, dict(stype_dict or {}))
+    grad_slots = {slot for slot, req in zip(plan.arg_slots, reqs) if req != 'null'}
+    grads, _ = storage.gradient_stypes(plan, stypes, plan.mark_gradients(grad_slots))
+    return stypes, grads
 
 
-def _tag(arr, stype):
-    if stype and stype != 'default':
-        arr._stype = stype
-    return arr
+def _sparse_arg_arrays(shape, dtype, ctx, req, shared, stypes):
+    """Argument and gradient arrays when either is sparse (shared ones reused when they match)."""
+    arr, garr = shared or (None, None)
+    if arr is None or arr.shape != shape or arr.stype != stypes[0] or \
+            np.dtype(arr.dtype).name != dtype:
+        arr = nd_zeros(shape, ctx, dtype, stype=stypes[0])
+        garr = None
+    if req == 'null':
+        return arr, None
+    if garr is None or garr.stype != stypes[1] or garr.shape != shape:
+        garr = nd_zeros(shape, ctx, dtype, stype=stypes[1])
+    return arr, garr
 
 
 def _var_shapes(plan, slot_shapes):

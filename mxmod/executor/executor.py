@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, gradient_writes
+from . import buffers, fastpath, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward
 
 
@@ -37,10 +37,14 @@ class Executor(object):
             step.ctx = octx.ctx
             octx.out_shapes = [shapes[s] for s in step.outputs]
         self._prepare_gradients(mirror)
-        self._blocks = buffers.install(self)
-        self.outputs = outputs or [from_xp(self._zeros(s), self._slot_ctx(s)) for s in plan.head_slots]
+        self._has_sparse = self._install_storage()
+        self._blocks = [] if self._has_sparse else buffers.install(self)
+        self.outputs = outputs or [self._new_output(s) for s in plan.head_slots]
+        self._local_outputs = (not self._has_sparse and self._single_ctx
+                               and all(o.context == self._ctx for o in self.outputs))
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
+        numerics.install(self)
 
     # ---- set-up -------------------------------------------------------------
     def _step_ctx(self, step):
@@ -63,6 +67,22 @@ class Executor(object):
             return np.zeros(shape or (), dtype=dtype)
         with xp.cuda.Device(ctx.device_id):
             return xp.zeros(shape or (), dtype=dtype)
+
+    def _install_storage(self):
+        """Storage types of values and gradients; sparse steps get dispatching functions."""
+        plan = self._plan
+        known = {n: a.stype for n, a in zip(plan.arg_names + plan.aux_names,
+                                             list(self.arg_arrays) + list(self.aux_arrays))}
+        sparse = storage.install(self, known)
+        if sparse:
+            storage.patch_programs(self)
+        return sparse
+
+    def _new_output(self, slot):
+        ctx = self._slot_ctx(slot)
+        if self._stypes[slot] != 'default':
+            return storage.empty_like_slot(self, slot, ctx)
+        return from_xp(self._zeros(slot), ctx)
 
     def _prepare_gradients(self, mirror):
         plan = self._plan
@@ -91,6 +111,7 @@ class Executor(object):
             a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
         self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
                               tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
+        fastpath.share_derived(self)
         gradient_writes.plan(self)
         for step in self._backward_steps:
             octx = self._octx[step.index]
@@ -156,6 +177,7 @@ class Executor(object):
             dst[:] = value
         threads.tick()
         self._load_inputs()
+        self._derived.clear()
         frees = self._free_train if is_train else self._free_infer
         vals = self._vals
         for octx in self._octx:
@@ -170,12 +192,18 @@ class Executor(object):
                 for s in free:
                     vals[s] = None
         for out, slot in zip(self.outputs, self._plan.head_slots):
-            value = vals[slot]
-            if tuple(value.shape) != out.shape:
+            value, target = vals[slot], out._data
+            if tuple(value.shape) != target.shape:
                 raise MXNetError('output %s has shape %s, the executor was bound for %s'
                                  % (out, tuple(value.shape), out.shape))
+            if self._local_outputs:
+                target[...] = value
+                continue
             with self._scope(out.context):
-                out._data[...] = _on(value, out.context)
+                if self._has_sparse:
+                    storage.copy_output(out, value)
+                else:
+                    target[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
 
@@ -206,12 +234,13 @@ class Executor(object):
     def _run_step(self, step, octx, aux_override=None):
         ins = self._gather(step.inputs, octx.ctx)
         aux = aux_override if aux_override is not None else self._gather(step.aux, octx.ctx)
+        forward = self._sparse_fwd.get(step.index, step.op.forward)
         with self._scope(octx.ctx):
             if PROFILER.symbolic:
-                outs = run_op(step.op.op_name, octx.ctx, step.op.forward, octx, ins, aux,
+                outs = run_op(step.op.op_name, octx.ctx, forward, octx, ins, aux,
                               node=step.name)
             else:
-                outs = step.op.forward(octx, ins, aux)
+                outs = forward(octx, ins, aux)
         for s, o in zip(step.outputs, outs):
             self._vals[s] = o
         if self._monitor is not None:
@@ -246,6 +275,7 @@ class Executor(object):
             return
         vals = self._vals
         kept = self._kept
+        self._derived.clear()       # recomputed steps see the arguments as they are now
         for step, done, finished in zip(self._backward_steps, self._last_read, self._grads_final):
             self._backward_step(step, grads)
             for s in done:
@@ -298,6 +328,8 @@ class Executor(object):
             dtype = self._dtypes[slot]
             if dtype is not None and data.dtype != dtype:
                 data = data.astype(dtype)     # as MXNet copies it into the output's dtype
+            if self._has_sparse:
+                data = storage.head_grad(self, slot, data)
             grads[slot] = _accumulate(grads.get(slot), data)
         return grads
 
@@ -308,6 +340,7 @@ class Executor(object):
 
     def _backward_in_scope(self, step, octx, grads):
         op = step.op
+        backward = self._sparse_bwd.get(step.index, op.backward)
         ogs = [grads.pop(s, None) for s in step.outputs]
         if not self._single_ctx:
             ogs = [None if g is None else _on(g, octx.ctx) for g in ogs]
@@ -322,14 +355,14 @@ class Executor(object):
         if self._monitor is not None:
             need = octx.need_grad
             octx.need_grad = [True] * len(need)
-            in_grads = op.backward(octx, ogs, ins, outs, aux)
+            in_grads = backward(octx, ogs, ins, outs, aux)
             octx.need_grad = need
             report_backward(self, step, list(ogs) + list(ins) + list(outs), in_grads)
         elif PROFILER.symbolic:
-            in_grads = run_op('_backward_' + op.op_name, octx.ctx, op.backward, octx, ogs, ins,
+            in_grads = run_op('_backward_' + op.op_name, octx.ctx, backward, octx, ogs, ins,
                               outs, aux, node=step.name)
         else:
-            in_grads = op.backward(octx, ogs, ins, outs, aux)
+            in_grads = backward(octx, ogs, ins, outs, aux)
         for s, g, need in zip(step.inputs, in_grads, octx.need_grad):
             if need and g is not None:
                 old = grads.get(s)
@@ -343,6 +376,12 @@ class Executor(object):
             g = grads.pop(slot, None)
             if g is garr._data:
                 continue                # the operator wrote it in place (grad_out)
+            if self._has_sparse and (garr.stype != 'default' or storage.is_sparse(g)):
+                storage.write_grad(garr, req, g)
+                continue
+            if self._single_ctx and not self._has_sparse and req == 'write' and g is not None:
+                garr._data[...] = g.reshape(garr.shape)
+                continue
             with self._scope(garr.context):
                 if req == 'add':
                     if g is not None:
@@ -375,8 +414,7 @@ class Executor(object):
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
-        self._monitor = callback
-        self._monitor_all = monitor_all
+        self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
 
     def get_optimized_symbol(self):
         """The symbol actually executed (after common subexpression elimination)."""

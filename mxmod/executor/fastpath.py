@@ -2,6 +2,20 @@
 resolved at bind time into a tuple, so running a step is a few list look-ups and one call."""
 
 
+def share_derived(exe):
+    """Give steps whose ``shares_derived`` arguments are read by several steps the executor's
+    cache of derived arrays (``exe._derived``, emptied before every forward and backward)."""
+    reads = {}
+    for step in exe._plan.steps:
+        for s in step.inputs:
+            reads[s] = reads.get(s, 0) + 1
+    exe._derived = {}
+    for step, octx in zip(exe._plan.steps, exe._octx):
+        ins = step.inputs
+        if any(i < len(ins) and reads[ins[i]] > 1 for i in step.op.shares_derived):
+            octx.shared = exe._derived
+
+
 def compile_backward(exe):
     """Per backward step: (backward, octx, inputs, outputs, aux, read inputs?, read outputs?,
     need-grad flags, is loss?, slots to free after it, gradients finished after it)."""
@@ -33,11 +47,16 @@ def run_backward(exe, grads):
     pop = grads.pop
     for (backward, octx, ins, outs, auxs, read_in, read_out, need, is_loss, free, finished,
          step) in exe._bwd_program:
-        ogs = [pop(s, None) for s in outs]
-        missing = [g is None for g in ogs]
-        if is_loss or not all(missing):
-            if not is_loss and any(missing):
+        if len(outs) == 1:
+            ogs = [pop(outs[0], None)]
+            run = is_loss or ogs[0] is not None
+        else:
+            ogs = [pop(s, None) for s in outs]
+            missing = [g is None for g in ogs]
+            run = is_loss or not all(missing)
+            if run and not is_loss and any(missing):
                 ogs = [g if g is not None else exe._zeros(s) for g, s in zip(ogs, outs)]
+        if run:
             res = backward(octx, ogs, [vals[s] for s in ins] if read_in else step.no_inputs,
                            [vals[s] for s in outs] if read_out else step.no_outputs,
                            [vals[s] for s in auxs])

@@ -27,7 +27,7 @@ def plan(exe):
 def _direct(exe, targets, contributions):
     for slot, uses in contributions.items():
         _, req, garr = targets[slot]
-        if req != 'write' or len(uses) != 1:
+        if req != 'write' or len(uses) != 1 or garr.stype != 'default':
             continue
         if garr.shape != exe._shapes[slot] or np.dtype(garr.dtype).name != exe._dtypes[slot]:
             continue

@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from .. import rng
+from ..argcheck import real_number, ArgumentValueError
 from ..ndarray import NDArray
 from .base import Initializer, register, alias, assign, bilinear_kernel
 
@@ -163,6 +164,11 @@ class Xavier(Initializer):
     """
 
     def __init__(self, rnd_type='uniform', factor_type='avg', magnitude=3):
+        if rnd_type not in ('uniform', 'gaussian') or factor_type not in ('avg', 'in', 'out'):
+            raise ArgumentValueError("Xavier: rnd_type must be 'uniform' or 'gaussian' and "
+                                     "factor_type 'avg', 'in' or 'out'; got %r, %r"
+                                     % (rnd_type, factor_type))
+        magnitude = real_number(magnitude, 'Xavier: magnitude', minimum=0)
         super(Xavier, self).__init__(rnd_type=rnd_type, factor_type=factor_type,
                                      magnitude=magnitude)
         self.rnd_type = rnd_type

@@ -5,9 +5,11 @@ from .ndarray_iter import NDArrayIter  # noqa: F401
 from .wrappers import ResizeIter, PrefetchingIter  # noqa: F401
 from .csv_iter import CSVIter  # noqa: F401
 from .mnist_iter import MNISTIter  # noqa: F401
+from .libsvm_iter import LibSVMIter  # noqa: F401
 from .image_record_iter import ImageRecordIter, ImageRecordUInt8Iter, ImageRecordInt8Iter  # noqa: F401,E501
 from . import io, utils  # noqa: F401
 from .utils import _init_data, _getdata_by_idx, _has_instance  # noqa: F401
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'NDArrayIter', 'ResizeIter', 'PrefetchingIter',
-           'CSVIter', 'ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'MNISTIter']
+           'CSVIter', 'ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter', 'MNISTIter',
+           'LibSVMIter']

@@ -1,6 +1,7 @@
 """NDArrayIter: batches from in-memory arrays, with MXNet 1.9.1's last-batch handling."""
 import numpy as np
 
+from ..argcheck import positive_int, ArgumentValueError
 from ..base import MXNetError
 from .base import DataBatch, DataDesc, DataIter
 from .utils import (_init_data, _getdata_by_idx, _slice_along_batch_axis, _concat_along,
@@ -9,6 +10,26 @@ from .utils import (_init_data, _getdata_by_idx, _slice_along_batch_axis, _conca
 __all__ = ['NDArrayIter']
 
 _LAST_BATCH_MODES = ('pad', 'discard', 'roll_over')
+
+
+def _check_lengths(data, label, layout):
+    """Every data and label array holds as many examples as the first data array along the axis
+    batches are sliced from (the layout's 'N'; the last axis without one)."""
+    axis = layout.find('N')
+    arrays = [('data', name, arr) for name, arr in data] + \
+        [('label', name, arr) for name, arr in label]
+    for kind, name, arr in arrays:
+        if not -arr.ndim <= axis < arr.ndim:
+            raise ArgumentValueError('NDArrayIter: %s %r of shape %s has no batch axis %d '
+                                     '(layout %r)' % (kind, name, tuple(arr.shape), axis, layout))
+    first_name, first = data[0]
+    count = first.shape[axis]
+    for kind, name, arr in arrays:
+        if arr.shape[axis] != count:
+            raise ArgumentValueError(
+                'NDArrayIter: %s %r has %d examples but data %r has %d; every data and label '
+                'array needs one entry per example (batch axis %d of layout %r)'
+                % (kind, name, arr.shape[axis], first_name, count, axis, layout))
 
 
 class NDArrayIter(DataIter):
@@ -40,12 +61,21 @@ class NDArrayIter(DataIter):
     def __init__(self, data, label=None, batch_size=1, shuffle=False,
                  last_batch_handle='pad', data_name='data',
                  label_name='softmax_label', layout='NCHW'):
+        batch_size = positive_int(batch_size, 'NDArrayIter: batch_size')
         super(NDArrayIter, self).__init__(batch_size)
         if last_batch_handle not in _LAST_BATCH_MODES:
             raise ValueError('last_batch_handle must be one of %s, got %r'
                              % (_LAST_BATCH_MODES, last_batch_handle))
+        if not isinstance(layout, str):
+            raise TypeError('NDArrayIter: layout must be a string such as \'NCHW\', got %r'
+                            % (layout,))
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        _check_lengths(self.data, self.label, layout)
+        if any(arr.stype != 'default' for _, arr in self.data + self.label) and \
+                last_batch_handle != 'discard':
+            raise NotImplementedError('`NDArrayIter` only supports ``CSRNDArray`` with '
+                                      '`last_batch_handle` set to `discard`.')
         self.idx = np.arange(self.data[0][1].shape[0])
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle

@@ -54,7 +54,14 @@ def _has_instance(data, dtype):
 def _getdata_by_idx(data, idx):
     """Reorder every ``(name, array)`` along axis 0 by ``idx``; like MXNet, the result goes
     through ``mx.nd.array`` and so becomes float32."""
-    return [(name, array(arr.asnumpy()[idx], arr.context)) for name, arr in data]
+    out = []
+    for name, arr in data:
+        if arr.stype == 'csr':
+            from ..ndarray import sparse  # pylint: disable=import-outside-toplevel
+            out.append((name, sparse.array(arr.asscipy()[idx], ctx=arr.context)))
+        else:
+            out.append((name, array(arr.asnumpy()[idx], arr.context)))
+    return out
 
 
 def _slice_along_batch_axis(data, s, batch_axis):
@@ -70,6 +77,11 @@ def _slice_along_batch_axis(data, s, batch_axis):
     if not 0 <= begin <= end:
         raise MXNetError('Invalid begin, end, get begin=%d, end=%d (axis_size %d)'
                          % (begin, end, size))
+    if data.stype != 'default':
+        if data.stype != 'csr' or batch_axis != 0:
+            raise MXNetError('batches of %s arrays are sliced along axis 0 of CSRNDArrays only'
+                             % data.stype)
+        return data[begin:end]
     index = [slice(None)] * data.ndim
     index[batch_axis] = slice(begin, end)
     return from_xp(data.handle[tuple(index)].copy(), data.context)

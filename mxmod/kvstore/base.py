@@ -10,7 +10,7 @@ from ..base import MXNetError, string_types, integer_types
 from ..profiler.hooks import traced
 from ..registry import family
 
-__all__ = ['create', 'KVStoreBase', 'normalize_pairs']
+__all__ = ['create', 'KVStoreBase', 'normalize_pairs', 'check_type_name']
 
 
 class KVStoreBase(object):
@@ -114,6 +114,27 @@ KVStoreBase.kv_registry = _REGISTRY.table
 _NATIVE_TYPES = [('dist', 'dist', 'DistKVStore'), ('nccl', 'nccl', 'NCCLKVStore')]
 
 
+# the store type names MXNet 1.9.1 documents or uses (its C++ side accepts any text and makes an
+# in-process store of a misspelled one; mxmod refuses it)
+KNOWN_TYPES = ('local', 'device', 'nccl', 'dist', 'dist_sync', 'dist_async', 'dist_device_sync',
+               'dist_sync_device', 'dist_device_async', 'dist_async_device', 'local_update_cpu',
+               'local_allreduce_cpu', 'local_allreduce_device')
+
+
+def check_type_name(name, what='mx.kv.create'):
+    """The lower-cased store type ``name``; an MXNetError listing the valid names otherwise."""
+    from ..argcheck import ArgumentTypeError, ArgumentValueError  # pylint: disable=import-outside-toplevel
+    if not isinstance(name, string_types):
+        raise ArgumentTypeError('%s: the kvstore type must be a string, got %r (%s)'
+                                % (what, name, type(name).__name__))
+    lowered = name.lower()
+    if lowered not in KNOWN_TYPES and lowered not in _REGISTRY.table:
+        raise ArgumentValueError('%s: unknown kvstore type %r; valid types are %s'
+                                 % (what, name, ', '.join(sorted(set(KNOWN_TYPES)
+                                                                 | set(_REGISTRY.table)))))
+    return lowered
+
+
 def create(name='local'):
     """Create a key-value store.
 
@@ -127,9 +148,7 @@ def create(name='local'):
     -------
     KVStoreBase
     """
-    if not isinstance(name, string_types):
-        raise TypeError('name must be a string, got %s' % type(name).__name__)
-    name = name.lower()
+    name = check_type_name(name)
     if name in _REGISTRY.table:
         return _REGISTRY.table[name]()
     for marker, module_name, class_name in _NATIVE_TYPES:

@@ -17,7 +17,8 @@ from . import mpi_comm, net_emulation
 from .base import check_new_keys
 from .compression import create_compression
 from .dist import DistKVStore
-from .local import _dense, _retain_rows, _stype
+from .local import _dense, _stype
+from .sparse_values import retain
 from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
 from .twobit_wire import pack
 
@@ -261,7 +262,7 @@ class DistAsyncKVStore(DistKVStore):
                                      % (k, _stype(dst)))
                 ids = flat_ids[pos if len(flat_ids) > 1 else 0]
                 pos += 1
-                dst[:] = _retain_rows(value, ids, dst.context)
+                dst[:] = retain(value, ids, dst.context)
 
     # ---- synchronization and optimizer -----------------------------------------------
     def barrier(self):

@@ -10,6 +10,7 @@ from ..context import cpu
 from ..ndarray.ndarray import NDArray, empty
 from .base import KVStoreBase, check_new_keys, normalize_pairs
 from .compression import create_compression
+from .sparse_values import is_row_sparse, merge_rows, retain, stored_copy
 
 __all__ = ['KVStore']
 
@@ -90,7 +91,7 @@ class KVStore(KVStoreBase):
         kind, pairs = self._pairs(key, value, 'init')
         check_new_keys(pairs, self._store)
         for k, vals in pairs:
-            self._store[k] = _dense(vals[0]).copyto(cpu())
+            self._store[k] = stored_copy(vals[0], cpu())
         if kind is not None:
             self._key_kind = kind
 
@@ -112,7 +113,7 @@ class KVStore(KVStoreBase):
                     raise MXNetError('push: shape mismatch for key %r: stored %s, pushed %s'
                                      % (k, stored.shape, tuple(val.shape)))
         for k, vals in pairs:
-            merged = self._reduce_across_workers(k, self._merge(k, [_dense(v) for v in vals]))
+            merged = self._reduce_across_workers(k, self._merge(k, vals))
             self._apply(k, merged)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
@@ -177,7 +178,7 @@ class KVStore(KVStoreBase):
                                      % (k, _stype(dst)))
                 ids = flat_ids[pos if len(flat_ids) > 1 else 0]
                 pos += 1
-                dst[:] = _retain_rows(stored, ids, dst.context)
+                dst[:] = retain(stored, ids, dst.context)
 
     # ---- reduction and update ----------------------------------------------------
     def _home_context(self, key, vals):
@@ -197,7 +198,11 @@ class KVStore(KVStoreBase):
         return home
 
     def _merge(self, key, vals):
-        """Sum the per-device values of ``key`` (compressed first when compression is on)."""
+        """Sum the per-device values of ``key`` (compressed first when compression is on;
+        row_sparse values are summed over the union of their rows)."""
+        if all(is_row_sparse(v) for v in vals):
+            return merge_rows(vals, self._home_context(key, vals))
+        vals = [_dense(v) for v in vals]
         if self._compression is not None:
             vals = [self._compression.quantize(key, i, v) for i, v in enumerate(vals)]
         home = self._home_context(key, vals)
@@ -269,14 +274,3 @@ class KVStore(KVStoreBase):
             raise MXNetError('%s: this kvstore has no optimizer; call set_optimizer first' % what)
         return self._updater
 
-
-def _retain_rows(stored, row_ids, ctx):
-    """The stored value with every row not in ``row_ids`` set to zero, on ``ctx``."""
-    xp = stored.context.xp
-    host = row_ids.asnumpy() if isinstance(row_ids, NDArray) else row_ids
-    ids = xp.asarray(host, dtype='int64').reshape(-1)
-    result = stored.copy()
-    mask = xp.ones((stored.shape[0],), dtype=bool)
-    mask[ids] = False
-    result._data[mask] = 0
-    return result if result.context == ctx else result.copyto(ctx)

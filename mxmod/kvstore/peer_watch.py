@@ -38,8 +38,16 @@ FAILED = 'failed'
 # polls of the pending request between two looks for goodbyes (a look is one MPI_Iprobe)
 _POLLS_PER_LOOK = 32
 # after this many polls a waiting rank lets other processes run between looks (as MPI libraries
-# do in their own blocking waits); a transfer in progress completes well before
-_POLLS_BEFORE_YIELD = 1024
+# do in their own blocking waits)
+_POLLS_BEFORE_YIELD = 64
+# pause between looks once a wait has lasted (a sleep gives the core and the GIL to the
+# process's other threads, e.g. backward while the communication thread waits for a peer): a
+# share of the time waited so far, between these bounds, so that a transfer under way is polled
+# often and a peer still computing is not answered by a wake-up every few microseconds (each one
+# preempting computation on a shared core)
+_IDLE_PAUSE = 20e-6
+_IDLE_PAUSE_MAX = 1e-3
+_IDLE_PAUSE_SHARE = 0.05
 # longest sleep between two polls of an exiting rank waiting for the other ranks' goodbyes
 _GOODBYE_PAUSE = 1e-3
 # how long a failing process lets its goodbyes leave
@@ -118,7 +126,7 @@ class PeerWatch(object):
         """
         if test():
             return
-        polls = 0
+        polls, began = 0, time.perf_counter()
         while not test():
             polls += 1
             if polls % _POLLS_PER_LOOK:
@@ -128,7 +136,8 @@ class PeerWatch(object):
                 if message is not None and not test():
                     raise MXNetError(message)
             if polls >= _POLLS_BEFORE_YIELD:
-                os.sched_yield()
+                waited = time.perf_counter() - began
+                time.sleep(min(_IDLE_PAUSE_MAX, max(_IDLE_PAUSE, _IDLE_PAUSE_SHARE * waited)))
 
     def handshake(self, peers, what):
         """Exchange a hello with every rank of ``peers`` (channel ``'stores'``) before a blocking

@@ -13,11 +13,12 @@ from ..base import MXNetError
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataIter, DataBatch
+from .param_checks import check_fit_arguments
 from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for,
                        batch_end_param, with_extra)
 from .progress import maybe_bar, bar_output, epoch_scope, fit_history
 from .input_names import (_check_input_names, _check_names_match,  # noqa: F401
-                          _parse_data_desc)
+                          _parse_data_desc, check_training_labels)
 
 __all__ = ['BaseModule']
 
@@ -216,6 +217,9 @@ class BaseModule(object):
         """
         if num_epoch is None:
             raise ValueError('please specify number of epochs (fit(..., num_epoch=N))')
+        check_fit_arguments(train_data, num_epoch, begin_epoch, locals())
+        check_training_labels(self._symbol, getattr(self, 'label_names', None),
+                              getattr(train_data, 'provide_label', None))
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
         if monitor is not None:
@@ -296,23 +300,15 @@ class BaseModule(object):
 
     def save_params(self, fname):
         """Save parameters to ``fname`` with ``arg:``/``aux:`` prefixed names."""
+        from ..model import params_bytes  # pylint: disable=import-outside-toplevel
+        from ..atomic_io import write_file_atomic  # pylint: disable=import-outside-toplevel
         arg_params, aux_params = self.get_params()
-        save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()}
-        save_dict.update({'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()})
-        ndarray.save(fname, save_dict)
+        write_file_atomic(fname, params_bytes(arg_params, aux_params, 'save_params'))
 
     def load_params(self, fname):
         """Load parameters saved by :meth:`save_params` and assign them."""
-        arg_params, aux_params = {}, {}
-        for key, value in ndarray.load(fname).items():
-            kind, name = key.split(':', 1) if ':' in key else (key, '')
-            if kind == 'arg':
-                arg_params[name] = value
-            elif kind == 'aux':
-                aux_params[name] = value
-            else:
-                raise ValueError('Invalid param file %s: key %r has neither an "arg:" nor an '
-                                 '"aux:" prefix' % (fname, key))
+        from ..model import split_params  # pylint: disable=import-outside-toplevel
+        arg_params, aux_params = split_params(ndarray.load(fname), fname)
         self.set_params(arg_params, aux_params)
 
     def get_states(self, merge_multi_context=True):

@@ -3,6 +3,8 @@
 The batch axis of each input or output comes from its layout ('NCHW' -> 0, 'TNC' -> 1; a layout
 without 'N' gives -1, meaning "no batch axis": the whole array goes to every device and device
 0's result is returned)."""
+import numpy as np
+
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray import NDArray, concat
@@ -52,6 +54,11 @@ def _copy(src, dst):
     if src.shape != dst.shape:
         raise MXNetError('cannot load an array of shape %s into an input of shape %s'
                          % (src.shape, dst.shape))
+    data, target = getattr(src, '_data', None), dst._data
+    if type(data) is np.ndarray and type(target) is np.ndarray:   # host to host: copy directly
+        if data is not target:
+            target[...] = data
+        return
     src.copyto(dst)
 
 

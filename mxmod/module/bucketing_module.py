@@ -3,11 +3,7 @@ gradients and optimizer of the default bucket's module."""
 import logging
 import warnings
 
-import numpy as np
-
 from .. import context as ctx
-from .. import ndarray as nd
-from .. import symbol as sym
 from ..base import MXNetError
 from ..initializer import Uniform
 from ..name import NameManager
@@ -281,25 +277,21 @@ class BucketingModule(BaseModule):
     # ---- checkpoints ----------------------------------------------------------------------------
     def save_checkpoint(self, prefix, epoch, remove_amp_cast=False):
         """Write ``prefix-%04d.params``, one ``prefix-<key>-symbol.json`` per bucket and the
-        int32 list of bucket keys ``prefix.buckets``."""
+        int32 list of bucket keys ``prefix.buckets``, as one save with a manifest (see
+        :mod:`mxmod.checkpoint`)."""
         if not self._buckets:
             raise MXNetError('Empty BucketingModule cannot be saved; bind it first')
-        self.save_params('%s-%04d.params' % (prefix, epoch))
-        for bucket_key in self._buckets:
-            symbol, _, _ = self._sym_gen(bucket_key)
-            symbol.save('%s-%s-symbol.json' % (prefix, bucket_key),
-                        remove_amp_cast=remove_amp_cast)
-        nd.save('%s.buckets' % prefix, nd.array(list(self._buckets.keys()), dtype=np.int32))
+        from .checkpointing import save_bucketing_checkpoint  # pylint: disable=import-outside-toplevel
+        save_bucketing_checkpoint(self, prefix, epoch, remove_amp_cast)
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
-        """Create a BucketingModule from files written by :meth:`save_checkpoint`."""
+        """Create a BucketingModule from files written by :meth:`save_checkpoint` (verified
+        against the checkpoint's manifest when there is one)."""
         if sym_gen is None or default_bucket_key is None:
             raise ValueError('BucketingModule.load needs sym_gen and default_bucket_key')
-        keys = [int(k) for k in nd.load('%s.buckets' % prefix)[0].asnumpy().astype('int32')]
-        sym_dict = {key: sym.load('%s-%s-symbol.json' % (prefix, key)) for key in keys}
-        from ..model import load_params  # pylint: disable=import-outside-toplevel
-        arg_params, aux_params = load_params(prefix, epoch)
+        from .checkpointing import load_bucketing_files  # pylint: disable=import-outside-toplevel
+        sym_dict, arg_params, aux_params = load_bucketing_files(prefix, epoch)
         return BucketingModule._from_symbols(sym_dict, sym_gen, default_bucket_key, arg_params,
                                              aux_params, per_key_names=True, **kwargs)
 

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..io import DataDesc
 
-__all__ = ['_check_input_names', '_check_names_match', '_parse_data_desc']
+__all__ = ['_check_input_names', '_check_names_match', '_parse_data_desc',
+           'check_training_labels']
 
 _PARAM_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
 
@@ -65,3 +66,21 @@ def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     else:
         _check_names_match(label_names, [], 'label', False)
     return data_shapes, label_shapes
+
+
+def check_training_labels(symbol, label_names, label_shapes):
+    """Training needs a shape for every label the network reads: raise naming the label the
+    network expects and the labels that came (instead of failing later with a KeyError)."""
+    if symbol is None or not label_names:
+        return
+    given = [desc.name for desc in label_shapes or []]
+    args = symbol.list_arguments()
+    missing = [name for name in label_names if name in args and name not in given]
+    if missing:
+        from ..base import MXNetError  # pylint: disable=import-outside-toplevel
+        raise MXNetError(
+            'fit: the network reads the label %s, but the training data provides %s; training '
+            'needs labels: give the data iterator labels under that name (e.g. NDArrayIter(data, '
+            'label, label_name=%r)) or create the Module with label_names matching the '
+            'iterator\'s' % (', '.join(repr(m) for m in missing),
+                             'the labels %s' % given if given else 'no labels', missing[0]))

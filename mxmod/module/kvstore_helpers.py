@@ -41,6 +41,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
     elif isinstance(kvstore, kvs.KVStoreBase):
         kv = kvstore
     elif isinstance(kvstore, str):
+        kvs.base.check_type_name(kvstore, 'kvstore')
         if num_device == 1 and 'dist' not in kvstore:
             kv = None
         else:
@@ -50,7 +51,8 @@ def _create_kvstore(kvstore, num_device, arg_params):
                 if largest > BIG_PARAM_ELEMENTS:
                     update_on_kvstore = False
     else:
-        raise TypeError('kvstore must be a KVStore, a str or None, got %s' % type(kvstore).__name__)
+        raise TypeError('kvstore must be a KVStore, a str or None, got %r (%s)'
+                        % (kvstore, type(kvstore).__name__))
     if kv is None:
         return None, False
     return kv, update_on_kvstore and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)

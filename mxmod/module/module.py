@@ -3,6 +3,8 @@ import logging
 import warnings
 
 from .. import context as ctx
+from ..argcheck import context_list
+from ..symbol.var_names import check_bindable
 from ..base import MXNetError
 from ..initializer import Uniform, InitDesc
 from ..io import DataDesc
@@ -10,6 +12,8 @@ from ..ndarray import zeros
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 from .module_optim import OptimizerMixin
+from . import checkpointing
+from . import param_checks
 
 __all__ = ['Module']
 
@@ -56,13 +60,14 @@ class Module(OptimizerMixin, BaseModule):
                  fixed_param_names=None, state_names=None, group2ctxs=None,
                  compression_params=None):
         super(Module, self).__init__(logger=logger)
-        self._context = [context] if isinstance(context, ctx.Context) else list(context)
+        self._context = context_list(context, 'Module: context')
         work_load_list = [1] * len(self._context) if work_load_list is None else work_load_list
         if len(work_load_list) != len(self._context):
             raise ValueError('work_load_list has %d entries for %d contexts'
                              % (len(work_load_list), len(self._context)))
         self._work_load_list = work_load_list
         self._group2ctxs = group2ctxs
+        check_bindable(symbol, 'Module')
         self._symbol = symbol
         data_names = list(data_names) if data_names is not None else []
         label_names = list(label_names) if label_names is not None else []
@@ -99,29 +104,29 @@ class Module(OptimizerMixin, BaseModule):
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
         """Create a Module from ``prefix-symbol.json`` and ``prefix-%04d.params``.
 
-        The parameters are set when the module is bound; with ``load_optimizer_states`` the
-        ``prefix-%04d.states`` file is loaded by ``init_optimizer``. ``kwargs`` go to Module.
+        The files are checked against the checkpoint's manifest (when mxmod wrote it), so a set
+        torn by an interrupted save raises :class:`mxmod.checkpoint.TornCheckpointError`. The
+        parameters are set when the module is bound; with ``load_optimizer_states`` the
+        ``prefix-%04d.states`` file (checked now) is loaded by ``init_optimizer``, together with
+        the optimizer's update counters, so that ``fit(begin_epoch=epoch)`` resumes exactly (see
+        :mod:`mxmod.module.checkpointing` for what else a resumed run needs). ``kwargs`` go to
+        Module.
         """
-        from ..model import load_checkpoint  # pylint: disable=import-outside-toplevel
-        sym, args, auxs = load_checkpoint(prefix, epoch)
-        mod = Module(symbol=sym, **kwargs)
-        mod._arg_params = args
-        mod._aux_params = auxs
-        mod.params_initialized = True
-        if load_optimizer_states:
-            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
-        return mod
+        return checkpointing.load_module_checkpoint(Module, prefix, epoch, load_optimizer_states,
+                                                    kwargs)
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
-        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states``."""
-        self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
-        param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
-        logging.info('Saved checkpoint to "%s"', param_name)
+        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally ``.states``.
+
+        The files are written as one save with ``prefix-%04d.manifest.json`` (their sizes and
+        hashes, and the optimizer's update counters for an exact resume); MXNet ignores the
+        manifest and loads the other files as its own.
+        """
+        checkpointing.save_module_checkpoint(self, prefix, epoch, save_optimizer_states,
+                                             remove_amp_cast)
+        logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
         if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
+            logging.info('Saved optimizer state to "%s-%04d.states"', prefix, epoch)
 
     def _reset_bind(self):
         self.binded = False
@@ -186,6 +191,9 @@ class Module(OptimizerMixin, BaseModule):
             return
         self._require('init_params', params=False)
         self._drain_comm()
+        initializer = param_checks.as_initializer(initializer)
+        param_checks.check_given(self._arg_params, self._aux_params, arg_params, aux_params,
+                                 allow_extra)
         attrs = self._symbol.attr_dict()
         for own, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
             for name, arr in sorted(own.items()):
@@ -203,13 +211,17 @@ class Module(OptimizerMixin, BaseModule):
             if given[desc] is not arr:
                 given[desc].copyto(arr)
         elif not allow_missing:
-            raise RuntimeError('%s is not presented' % desc)
+            raise MXNetError('%s is not presented: the given parameters have no %r (pass '
+                             'allow_missing=True to initialize it instead)' % (desc, str(desc)))
         elif initializer is not None:
             initializer(desc, arr)
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
         """Assign parameters; with ``allow_missing`` they are copied to the devices directly."""
+        if arg_params is None and not allow_missing:
+            raise MXNetError('set_params: arg_params is None; give a dict of name to NDArray '
+                             '(or pass allow_missing=True to keep the current values)')
         if not allow_missing:
             self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
                              allow_missing=allow_missing, force_init=force_init,
@@ -292,7 +304,12 @@ class Module(OptimizerMixin, BaseModule):
             self._arg_params = shared_module._arg_params
             self._aux_params = shared_module._aux_params
         elif self.params_initialized:
-            self._exec_group.set_params(self._arg_params, self._aux_params)
+            group = self._exec_group
+            param_checks.check_given(
+                {n: a[0] for n, a in zip(self._param_names, group.param_arrays)},
+                {n: a[0] for n, a in zip(self._aux_names, group.aux_arrays)},
+                self._arg_params, self._aux_params, allow_extra=True)
+            group.set_params(self._arg_params, self._aux_params)
         else:
             group = self._exec_group
             self._arg_params = {name: zeros(arrs[0].shape, dtype=arrs[0].dtype,
@@ -315,6 +332,8 @@ class Module(OptimizerMixin, BaseModule):
         per-device batches."""
         self._require('forward')
         self._drain_comm()
+        data_batch = param_checks.checked_batch(data_batch, self._data_names,
+                                                len(self._label_shapes or []))
         new_shapes = _batch_data_shapes(data_batch)
         if tuple(d.shape for d in self._data_shapes) != new_shapes:
             self.reshape(*self._descs_for(data_batch, new_shapes))

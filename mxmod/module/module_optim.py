@@ -7,6 +7,7 @@ from ..base import MXNetError, write_file_atomic
 from .kvstore_helpers import (_create_kvstore, _initialize_kvstore, _update_params,
                               _update_params_on_kvstore)
 from .overlap import GradientExchange
+from . import checkpointing
 
 __all__ = ['OptimizerMixin']
 
@@ -47,6 +48,8 @@ class OptimizerMixin(object):
         self._update_on_kvstore = update_on_kvstore
         self._updater = None
         self._grad_exchange = None
+        if self._preload_opt_states is not None:   # the counters travel with the optimizer
+            checkpointing.restore_saved_position(self, self._preload_opt_states)
         if kv:
             if self._compression_params:
                 kv.set_gradient_compression(self._compression_params)
@@ -72,7 +75,11 @@ class OptimizerMixin(object):
 
     def _make_optimizer(self, optimizer, optimizer_params, rescale_grad, idx2name):
         if isinstance(optimizer, str):
-            params = dict(optimizer_params)
+            try:
+                params = dict(optimizer_params)
+            except (TypeError, ValueError):
+                raise TypeError('init_optimizer: optimizer_params must be a dict or (name, value) '
+                                'pairs, got %r' % (optimizer_params,)) from None
             params.setdefault('rescale_grad', rescale_grad)
             return opt.create(optimizer, sym=self.symbol, param_idx2name=idx2name, **params)
         if not isinstance(optimizer, opt.Optimizer):
@@ -148,14 +155,16 @@ class OptimizerMixin(object):
             write_file_atomic(fname, self._updater.get_states())
 
     def load_optimizer_states(self, fname):
-        """Read optimizer states written by :meth:`save_optimizer_states`."""
+        """Read optimizer states written by :meth:`save_optimizer_states` (or by MXNet).
+
+        The states must belong to this network (every key one of its weights, every array the
+        shape the optimizer creates for it), else an MXNetError names the parameter. When
+        ``fname`` is part of a checkpoint with a manifest, the file is verified against it and
+        the optimizer's update counters saved with it are restored.
+        """
         self._require('load_optimizer_states', binded=False, params=False, optimizer=True)
         self._drain_comm()
-        if self._update_on_kvstore:
-            self._kvstore.load_optimizer_states(fname)
-        else:
-            with open(fname, 'rb') as fin:
-                self._updater.set_states(fin.read())
+        checkpointing.load_module_states(self, fname)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Pull the rows of row_sparse parameters the next batch needs (kvstore updates only)."""

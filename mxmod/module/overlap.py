@@ -127,22 +127,32 @@ def exchange_bucket_bytes(total):
     return int(min(max(total // 8, MIN_AUTO_BUCKET), bucket_bytes()))
 
 
-def plan_buckets(order, nbytes, limit):
+def plan_buckets(order, nbytes, limit, tail=None):
     """Group names taken in ``order`` into buckets of at most ``limit`` bytes (a name larger than
     that is a bucket of its own).
+
+    The names at the end of ``order`` (backward finishes them last, so their communication is
+    what remains after backward) go into a last bucket of at most ``tail`` bytes (default a
+    quarter of ``limit``), which keeps that remainder short.
 
     Parameters
     ----------
     order : list of str
     nbytes : dict of str to int
     limit : int
+    tail : int, optional
 
     Returns
     -------
     list of list of str
     """
+    tail = limit // 4 if tail is None else tail
+    cut, size = len(order), 0
+    while cut > 0 and (cut == len(order) or size + nbytes[order[cut - 1]] <= tail):
+        cut -= 1
+        size += nbytes[order[cut]]
     buckets, current, size = [], [], 0
-    for name in order:
+    for name in order[:cut]:
         if current and size + nbytes[name] > limit:
             buckets.append(current)
             current, size = [], 0
@@ -150,6 +160,8 @@ def plan_buckets(order, nbytes, limit):
         size += nbytes[name]
     if current:
         buckets.append(current)
+    if cut < len(order):
+        buckets.append(list(order[cut:]))
     return buckets
 
 

@@ -4,6 +4,7 @@ import logging
 
 from ..base import MXNetError
 from ..initializer import Uniform
+from .param_checks import check_given
 from .base_module import BaseModule
 
 __all__ = ['SequentialModule']
@@ -88,10 +89,17 @@ class SequentialModule(BaseModule):
         if self.params_initialized and not force_init:
             return
         self._require('init_params', params=False)
+        if not allow_extra:      # each module takes its own names out of the whole dicts
+            known = [{}, {}]
+            for module in self._modules:
+                known[0].update(getattr(module, '_arg_params', None) or {})
+                known[1].update(getattr(module, '_aux_params', None) or {})
+            check_given(known[0], known[1], arg_params, aux_params, allow_extra=False,
+                        shapes=False)
         for module in self._modules:
             module.init_params(initializer=initializer, arg_params=arg_params,
                                aux_params=aux_params, allow_missing=allow_missing,
-                               force_init=force_init, allow_extra=allow_extra)
+                               force_init=force_init, allow_extra=True)
         owners = ({}, {})
         for i, module in enumerate(self._modules):
             for known, names in zip(owners, module.get_params()):

@@ -51,3 +51,5 @@ from . import random  # noqa: F401,E402
 from . import contrib  # noqa: F401,E402
 from . import linalg, image  # noqa: F401,E402
 from .op_functions import eye, histogram, split_v2, moveaxis  # noqa: F401,E402
+from . import sparse  # noqa: F401,E402
+from .sparse_ndarray import CSRNDArray, RowSparseNDArray  # noqa: F401,E402

@@ -37,7 +37,11 @@ def _shape(shape):
 
 def array(source_array, ctx=None, dtype=None):
     """Create an NDArray from a list, numpy array or NDArray (float32 unless ``dtype`` or the source
-    NDArray says otherwise)."""
+    NDArray says otherwise); a sparse NDArray or scipy sparse matrix gives a sparse array."""
+    if source_array.__class__.__module__.startswith('scipy.sparse') or \
+            getattr(source_array, 'stype', 'default') != 'default':
+        from . import sparse  # pylint: disable=import-outside-toplevel
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dtype = source_array.dtype if dtype is None else dtype
         source_array = source_array.asnumpy()
@@ -49,17 +53,18 @@ def array(source_array, ctx=None, dtype=None):
     return from_xp(_put(np.array(src, copy=True), _ctx(ctx)), _ctx(ctx))
 
 
-def _tagged(arr, stype):
-    if stype not in (None, 'default'):
-        if stype not in _STYPES:
-            raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
-        arr._stype = stype
-    return arr
+def _sparse_zeros(stype, shape, ctx, dtype):
+    if stype not in _STYPES:
+        raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
+    from . import sparse  # pylint: disable=import-outside-toplevel
+    return sparse.zeros(stype, _shape(shape), ctx=ctx, dtype=dtype or mx_real_t)
 
 
 def empty(shape, ctx=None, dtype=mx_real_t, stype=None):
-    """Uninitialized array."""
-    return _tagged(_new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t), stype)
+    """Uninitialized array (a sparse one without non-zeros for ``stype`` row_sparse/csr)."""
+    if stype not in (None, 'default'):
+        return _sparse_zeros(stype, shape, ctx, dtype)
+    return _new(ctx, 'empty', _shape(shape), dtype=dtype or mx_real_t)
 
 
 def _into(out, value):
@@ -82,19 +87,23 @@ def _check_known(op_name, shape):
 
 
 def zeros(shape, ctx=None, dtype=mx_real_t, stype=None, out=None, **kwargs):
-    """Array of zeros (written into ``out`` when given)."""
+    """Array of zeros (of storage type ``stype``; written into ``out`` when given)."""
     if out is not None:
         return _into(out, 0)
+    if stype not in (None, 'default'):
+        return _sparse_zeros(stype, shape, ctx, dtype)
     _check_known('_zeros', _shape(shape))
-    return _tagged(_new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t), stype)
+    return _new(ctx, 'zeros', _shape(shape), dtype=dtype or mx_real_t)
 
 
 def ones(shape, ctx=None, dtype=mx_real_t, stype=None, out=None, **kwargs):
-    """Array of ones (written into ``out`` when given)."""
+    """Array of ones (converted to storage type ``stype`` when given; written into ``out``
+    when given)."""
     if out is not None:
         return _into(out, 1)
     _check_known('_ones', _shape(shape))
-    return _tagged(_new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t), stype)
+    result = _new(ctx, 'ones', _shape(shape), dtype=dtype or mx_real_t)
+    return result if stype in (None, 'default') else result.tostype(stype)
 
 
 def full(shape, val, ctx=None, dtype=mx_real_t, out=None):
@@ -128,8 +137,9 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=mx_real_t):
 
 
 def zeros_like(other, ctx=None, dtype=None):
-    """Zeros with the shape (and dtype) of ``other``."""
-    return zeros(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype)
+    """Zeros with the shape (and dtype and storage type) of ``other``."""
+    return zeros(other.shape, ctx=ctx or other.context, dtype=dtype or other.dtype,
+                 stype=other.stype)
 
 
 def ones_like(other, ctx=None, dtype=None):
@@ -151,6 +161,9 @@ def concat(*arrays, **kwargs):
     dim = kwargs.pop('dim', 1)
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
+    if any(a.stype != 'default' for a in arrays):
+        from .register import invoke  # pylint: disable=import-outside-toplevel
+        return invoke('Concat', tuple(arrays), {'dim': dim})
     ctx = arrays[0].context
     _same_dtype('Concat', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]

@@ -5,13 +5,12 @@ import numpy as np
 
 from ..base import MXNetError, numeric_types, integer_types
 from ..context import Context, current_context, device_scope, xp_of
+from ..sparse_storage import SparseStorage, STYPES as _STYPES, to_dense, to_stype
 from . import tape
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'zeros_like',
            'ones_like', 'concat', 'concatenate', 'stack', 'waitall', 'from_xp', 'to_numpy']
 
-
-_STYPES = ('default', 'row_sparse', 'csr')
 
 # MXNet's module-level tables (type flags as in its C API and .params files)
 _STORAGE_TYPE_UNDEFINED, _STORAGE_TYPE_DEFAULT, _STORAGE_TYPE_ROW_SPARSE, _STORAGE_TYPE_CSR = \
@@ -55,7 +54,11 @@ def on_device(method):
 
 
 def from_xp(data, ctx):
-    """Wrap an existing numpy/cupy array as an NDArray on ``ctx`` without copying."""
+    """Wrap an existing numpy/cupy array (or sparse storage) as an NDArray on ``ctx`` without
+    copying."""
+    if isinstance(data, SparseStorage):
+        from .sparse_ndarray import wrap_storage  # pylint: disable=import-outside-toplevel
+        return wrap_storage(data, ctx)
     out = NDArray.__new__(NDArray)
     out._data = data
     out._ctx = ctx
@@ -72,7 +75,7 @@ class NDArray(object):
     ctx : Context, optional
         The device the storage lives on (default: the current context).
     """
-    __slots__ = ('_data', '_ctx', '_stype', '_ag', '__weakref__')
+    __slots__ = ('_data', '_ctx', '_ag', '__weakref__')
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None):
@@ -107,21 +110,17 @@ class NDArray(object):
 
     ctx = context
 
-    @property
-    def stype(self):
-        """Storage type tag: 'default', or 'row_sparse'/'csr' for arrays created or converted as
-        such. mxmod stores every array densely (values are the same, memory is not saved)."""
-        return getattr(self, '_stype', 'default')
+    stype = 'default'
+    """Storage type: 'default' (dense); the sparse classes say 'row_sparse' or 'csr'."""
 
     @on_device
     def tostype(self, stype):
-        """A copy tagged with storage type ``stype`` (dense storage underneath)."""
+        """A copy with storage type ``stype`` ('default', 'row_sparse' or 'csr' (2-D only))."""
         if stype not in _STYPES:
             raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
-        out = from_xp(self._data.copy(), self._ctx)
-        if stype != 'default':
-            out._stype = stype
-        return out
+        if stype == 'default':
+            return from_xp(self._data.copy(), self._ctx)
+        return from_xp(to_stype(self._data, stype), self._ctx)
 
     @property
     def handle(self):
@@ -225,6 +224,8 @@ class NDArray(object):
         data = self._data
         if isinstance(value, NDArray):
             value = value._data
+        if isinstance(value, SparseStorage):
+            value = to_dense(value)
         if isinstance(value, numeric_types):
             data[...] = value
             return
@@ -265,7 +266,7 @@ class NDArray(object):
         _check_assignment(self, value)
         key = _index_key(key)
         if isinstance(value, NDArray):
-            value = _put(value._data, self._ctx)
+            value = _put(to_dense(value._data), self._ctx)
         elif not isinstance(value, numeric_types):
             value = _put(np.asarray(value), self._ctx)
         else:

@@ -4,6 +4,8 @@ import numpy as np
 from ..base import MXNetError
 from ..context import Context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
+from ..ops.sparse_registry import rule_of, run_forward
+from ..sparse_storage import SparseStorage
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
 from . import tape
@@ -59,13 +61,16 @@ def invoke(op_name, args, kwargs):
         octx.out = [o._data for o in (out if isinstance(out, (list, tuple)) else [out])]
     nargs = len(op.list_arguments())
     data = [a._data for a in arrays]
+    forward = op.forward
+    if rule_of(op) is not None or any(isinstance(d, SparseStorage) for d in data):
+        forward = lambda octx, ins, aux: run_forward(op, octx, ins, aux)  # noqa: E731
     if out is not None:
         tape.check_writable(out if isinstance(out, (list, tuple)) else [out])
     with device_scope(ctx):
         if PROFILER.imperative:
-            results = run_op(op.op_name, ctx, op.forward, octx, data[:nargs], data[nargs:])
+            results = run_op(op.op_name, ctx, forward, octx, data[:nargs], data[nargs:])
         else:
-            results = op.forward(octx, data[:nargs], data[nargs:])
+            results = forward(octx, data[:nargs], data[nargs:])
     delivered = _deliver(results[:op.num_visible_outputs()], out, ctx)
     if tape.is_recording():
         outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]

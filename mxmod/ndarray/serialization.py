@@ -5,6 +5,7 @@ count), one record per array, then the names (none when a list was saved). Every
 little-endian and nothing is padded. Records are written in MXNet 1.x's V2 layout; V1, pre-V1 and
 V3 (numpy-shape) records are read too. Arrays are always loaded onto ``cpu(0)``.
 """
+import math
 import os
 import struct
 
@@ -12,9 +13,11 @@ import numpy as np
 
 from ..base import MXNetError, write_file_atomic
 from ..context import Context
+from . import sparse_io
 from .ndarray import NDArray, from_xp, to_numpy
 
-__all__ = ['save', 'load', 'load_frombuffer', 'record_to_bytes', 'record_from_bytes']
+__all__ = ['save', 'load', 'load_frombuffer', 'record_to_bytes', 'record_from_bytes', 'dumps',
+           'loads']
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -26,12 +29,16 @@ DTYPE_OF_FLAG = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8,
                  4: np.int32, 5: np.int8, 6: np.int64, 7: np.bool_}
 FLAG_OF_DTYPE = {np.dtype(v): k for k, v in DTYPE_OF_FLAG.items()}
 _DEV_TYPES = (1, 2, 3, 5)
+MAX_NDIM = 32
 _SAVE_ERROR = 'save only accept dict str->NDArray or list of NDArray'
 
 
 # ---- writing -----------------------------------------------------------------------------
 def _record_bytes(arr):
-    """One V2 record for a dense NDArray: header, the array's context, dtype flag, C-order data."""
+    """One V2 record for a dense NDArray: header, the array's context, dtype flag, C-order data
+    (sparse arrays: see :mod:`.sparse_io`)."""
+    if arr.stype != 'default':
+        return sparse_io.record_bytes(arr, V2_MAGIC, FLAG_OF_DTYPE)
     host = to_numpy(arr._data)
     dtype = np.dtype(host.dtype).newbyteorder('=')
     if dtype not in FLAG_OF_DTYPE:
@@ -160,11 +167,13 @@ def _read_shape(reader, magic, index):
         if magic != V1_MAGIC:
             (stype,) = reader.unpack('<i', 'storage type of array %d' % index)
             if stype != DENSE:
-                reader.fail('array %d has sparse storage type %d; only dense arrays (0) are '
-                            'supported' % (index, stype))
+                return sparse_io.read_sparse(reader, stype, index, DTYPE_OF_FLAG, _DEV_TYPES)
         (ndim,) = reader.unpack('<i', what)
         if ndim < 0:
             return None
+        if ndim > MAX_NDIM:
+            reader.fail('array %d declares %d dimensions, at most %d are supported'
+                        % (index, ndim, MAX_NDIM))
         shape = reader.unpack('<%dq' % ndim, what)
         if ndim == 0 and magic != V3_MAGIC:
             if magic == V1_MAGIC or not _scalar_follows(reader):
@@ -185,8 +194,8 @@ def _read_record(reader, index):
     """Read one array record; returns a host numpy array (or None for a 'none' array)."""
     (magic,) = reader.unpack('<I', 'the magic of array %d' % index)
     shape = _read_shape(reader, magic, index)
-    if shape is None:
-        return None
+    if shape is None or not isinstance(shape, tuple):
+        return shape        # None ('none' array) or a sparse storage read whole
     dev_type, _dev_id, flag = reader.unpack('<iii', 'context and dtype of array %d' % index)
     if dev_type not in _DEV_TYPES:
         reader.fail('array %d has device type %d, expected one of %s'
@@ -195,7 +204,7 @@ def _read_record(reader, index):
         reader.fail('array %d has dtype code %d, expected one of %s'
                     % (index, flag, sorted(DTYPE_OF_FLAG)))
     dtype = np.dtype(DTYPE_OF_FLAG[flag])
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    count = math.prod(shape)  # exact: a mutated shape must not wrap around to a small size
     raw = reader.take(count * dtype.itemsize, 'data of array %d (%s %s)' % (index, dtype, shape))
     return np.frombuffer(raw, dtype=dtype.newbyteorder('<')).astype(dtype).reshape(shape)
 
@@ -284,3 +293,14 @@ def load_frombuffer(buf):
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError('buf required to be bytes, got %s' % type(buf).__name__)
     return _parse(buf, 'buffer of %d bytes' % len(buf))
+
+
+def loads(buf, source):
+    """Parse the bytes of a saved file (like :func:`load_frombuffer`), naming ``source`` (the
+    file the bytes were read from) in errors.
+
+    Returns
+    -------
+    list of NDArray or dict of str to NDArray
+    """
+    return _parse(buf, source)

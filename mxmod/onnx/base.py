@@ -7,6 +7,9 @@ from ..ops.base import OPS
 
 #: the lowest ONNX opset the converters write and read
 MIN_OPSET = 13
+#: ONNX's "to the end" slice bounds
+INT64_MAX = np.iinfo(np.int64).max
+INT64_MIN = np.iinfo(np.int64).min
 
 #: export conversions by MXNet operator name (canonical names, see ``mx_op_key``)
 EXPORTERS = {}

@@ -139,8 +139,10 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
     in_shapes, in_types, dyn = _input_spec(converter, in_shapes, in_types, dynamic,
                                            dynamic_input_shapes)
     graph = converter.convert(in_shapes, in_types, dyn)
-    model = onnx.helper.make_model(graph, producer_name='mxmod',
-                                   opset_imports=[onnx.helper.make_opsetid('', opset)])
+    opsets = [onnx.helper.make_opsetid('', opset)]
+    model = onnx.helper.make_model(graph, producer_name='mxmod', opset_imports=opsets)
+    # the oldest IR version that holds this opset, so that older runtimes read the file too
+    model.ir_version = max(7, onnx.helper.find_min_ir_version_for(opsets))
     if run_shape_inference:
         try:
             model = onnx.shape_inference.infer_shapes(model)
@@ -156,6 +158,7 @@ def _save(onnx, model, path, large_model):
         location = os.path.basename(path) + '.data'
         onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
                         location=location, size_threshold=1024)
+        onnx.checker.check_model(path)
     else:
         onnx.checker.check_model(model)
         onnx.save_model(model, path)

@@ -3,10 +3,7 @@ helpers whose form depends on the opset (Squeeze, Split, the reductions) or on d
 import numpy as np
 
 from ..base import MXNetError
-from .base import onnx_dtype, require_onnx, unique_name
-
-INT64_MAX = np.iinfo(np.int64).max
-INT64_MIN = np.iinfo(np.int64).min
+from .base import INT64_MAX, INT64_MIN, onnx_dtype, require_onnx, unique_name  # noqa: F401
 
 
 def _marker_primes(count):

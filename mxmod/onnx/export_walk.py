@@ -255,7 +255,7 @@ class SymbolConverter(object):
         onnx = graph.onnx
         used = {name for n in graph.nodes for name in n.input}
         used.update(o.name for o in outputs)
-        inits = [onnx.numpy_helper.from_array(np.ascontiguousarray(value), name)
+        inits = [onnx.numpy_helper.from_array(np.array(value, order="C"), name)
                  for name, value in graph.initializers.items() if name in used]
         return onnx.helper.make_graph(graph.nodes, 'mxnet_converted_model', graph.inputs, outputs,
                                       initializer=inits)

@@ -103,6 +103,17 @@ def _initial_state(g, node, index, layer, directions):
                            g.ints([0])], name='%s_l%d_state' % (node.name, layer))
 
 
+def _node_attrs(p, directions):
+    """Attributes of the ONNX LSTM/GRU/RNN node of every layer."""
+    attrs = {'hidden_size': p.state_size,
+             'direction': 'bidirectional' if directions == 2 else 'forward'}
+    if p.mode == 'gru':
+        attrs['linear_before_reset'] = 1
+    if p.mode.startswith('rnn_'):
+        attrs['activations'] = ['Relu' if p.mode == 'rnn_relu' else 'Tanh'] * directions
+    return attrs
+
+
 @exports('RNN')
 def rnn(g, node):
     """LSTM / GRU / RNN nodes, one per layer; the output is (T, N, D*H), and with state_outputs
@@ -120,12 +131,7 @@ def rnn(g, node):
         lengths = g.add('Cast', [node.inputs[-1]], name=node.name + '_lengths',
                         to=onnx_dtype(np.int32))
     x, finals = node.inputs[0], ([], [])
-    attrs = {'hidden_size': p.state_size,
-             'direction': 'bidirectional' if directions == 2 else 'forward'}
-    if p.mode == 'gru':
-        attrs['linear_before_reset'] = 1
-    if p.mode.startswith('rnn_'):
-        attrs['activations'] = ['Relu' if p.mode == 'rnn_relu' else 'Tanh'] * directions
+    attrs = _node_attrs(p, directions)
     for layer, (w, r, b) in enumerate(weights):
         name = '%s_l%d' % (node.name, layer)
         inputs = [x, w, r, b, lengths, _initial_state(g, node, 2, layer, directions)]

@@ -1,7 +1,5 @@
 """Import conversions of ONNX's neural-network operators: Conv, ConvTranspose, Gemm, MatMul,
 pooling, the normalisations and activations."""
-import numpy as np
-
 from ..base import MXNetError
 from .base import imports
 

@@ -86,3 +86,13 @@ def recurrent(imp, node):
         y = imp.sym.transpose(y, axes=(2, 0, 1, 3))
         states = [imp.sym.transpose(s, axes=(1, 0, 2)) for s in states]
     return [y] + states
+
+
+@imports('ReverseSequence')
+def reverse_sequence(imp, node):
+    """SequenceReverse over the valid lengths (time-major data)."""
+    if node.attr('time_axis', 0) != 0 or node.attr('batch_axis', 1) != 1:
+        raise unsupported(node, 'batch-major data (time_axis=1)')
+    lengths = imp.sym.Cast(imp.symbol(node.inputs[1]), dtype='float32')
+    return imp.sym.SequenceReverse(imp.symbol(node.inputs[0]), lengths, use_sequence_length=True,
+                                   name=imp.node_name(node))

@@ -2,12 +2,9 @@
 Transpose, (Un)Squeeze, Concat, Split, Slice, Gather, Expand, Tile, Pad, OneHot and Resize."""
 import numpy as np
 
-from .base import imports
+from .base import INT64_MAX, INT64_MIN, imports
 from .onnx2mx_nn import unsupported
 from .onnx2mx_tensor import leading_axes
-
-INT64_MAX = np.iinfo(np.int64).max
-INT64_MIN = np.iinfo(np.int64).min
 
 
 @imports('Constant')

@@ -5,8 +5,6 @@ import numpy as np
 from .base import imports, numpy_dtype
 from .onnx2mx_nn import unsupported
 
-INT64_MAX = np.iinfo(np.int64).max
-
 
 def leading_axes(imp, sym, count):
     """``sym`` with ``count`` new size-1 leading axes."""

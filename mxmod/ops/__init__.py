@@ -9,7 +9,11 @@ _MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm'
             'shape_join', 'shape_broadcast', 'indexing', 'indexing_nd', 'reduce', 'ordering',
             'matrix', 'sequence', 'rnn', 'random', 'custom', 'optimizer_ops', 'misc',
             'math_special', 'stats', 'array_extra', 'amp', 'im2col', 'linalg', 'linalg_copy',
-            'linalg_decomp']
+            'linalg_decomp', 'spatial', 'roi', 'correlation', 'norm_extra', 'image_ops',
+            'contrib_misc', 'resize_ops', 'boxes', 'multibox', 'ctc', 'image_color',
+            'attention', 'quantize', 'psroi', 'proposal', 'roi_rotated',
+            # storage rules of the operators above and the sparse-only operators
+            'sparse_elemwise', 'sparse_ops', 'sparse_matrix', 'sparse_rules']
 _MODULES += ['linspace']
 # developers editing one op file can set MXMOD_SKIP_BROKEN_OPS=1 to keep working on the others
 _TOLERANT = os.environ.get('MXMOD_SKIP_BROKEN_OPS') == '1'

@@ -247,8 +247,14 @@ class OpContext(object):
     grad_out : list or None
         Per argument, the array its gradient may be written into (an argument's final gradient
         buffer when this step is its only contributor), or None.
+    shared : dict or None
+        Given when an argument named by the operator's ``shares_derived`` is read by several steps
+        of the graph: a cache, common to the executor's steps and emptied before every forward,
+        for arrays derived from such an argument (keyed by ``id`` of the argument, holding the
+        argument itself to guard the key).
     """
-    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out', 'grad_out')
+    __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out', 'grad_out',
+                 'shared')
 
     def __init__(self, xp, ctx, is_train=False, need_grad=None, out_shapes=None):
         self.xp = xp
@@ -259,6 +265,7 @@ class OpContext(object):
         self.out_shapes = out_shapes
         self.out = None
         self.grad_out = None
+        self.shared = None
 
     @property
     def rng(self):
@@ -282,6 +289,8 @@ class Operator(object):
     inplace_ok = False       # with writes_out: octx.out may be the memory of an input (elementwise)
     mirror_cheap = False     # may be recomputed during backward when mirroring
     backward_uses = ('inputs', 'outputs')   # what backward reads (for memory planning)
+    shares_derived = ()      # argument indices whose derived copies (octx.shared) pay off when
+                             # several steps read the same array (a weight shared across steps)
 
     def __init__(self, attrs=None):
         attrs = dict(attrs or {})

@@ -1,4 +1,4 @@
-"""BatchNorm's training arithmetic on numpy for any memory order of the data (channels-first, or
+"""BatchNorm's training arithmetic (array module ``xp``) for any memory order of the data (channels-first, or
 channels-last as convolutions hand it on), with few passes over memory.
 
 Per-channel sums run as matrix-vector products over blocks of at most ``BLOCK`` values (float32
@@ -10,75 +10,72 @@ import numpy as np
 BLOCK = 1024
 
 
-def channel_matrix(a, axis):
+def channel_matrix(xp, a, axis):
     """A view of ``a`` as (M, C) (channels-last memory) or (N, C, L) (channels-first memory);
     a contiguous copy in the latter form when its memory is in neither order."""
-    last = np.moveaxis(a, axis, -1)
+    last = xp.moveaxis(a, axis, -1)
     if last.flags.c_contiguous:
         return last.reshape(-1, a.shape[axis])
     if not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a)
+        a = xp.ascontiguousarray(a)
     lead = 1
     for d in a.shape[:axis]:
         lead *= d
     return a.reshape(lead, a.shape[axis], -1)
 
 
-def _ones(n, dtype):
-    return np.ones(n, dtype=dtype)
-
-
-def channel_sum(a, axis):
-    """Per-channel sums of numpy array ``a`` over every axis but ``axis``, as float64."""
-    mat = channel_matrix(a, axis)
+def channel_sum(xp, a, axis):
+    """Per-channel sums of ``a`` over every axis but ``axis``, as float64."""
+    mat = channel_matrix(xp, a, axis)
     if mat.ndim == 3:
-        return np.matmul(mat, _ones(mat.shape[2], mat.dtype)).sum(axis=0, dtype=np.float64)
+        ones = xp.ones(mat.shape[2], dtype=mat.dtype)
+        return xp.matmul(mat, ones).sum(axis=0, dtype=np.float64)
     rows, chans = mat.shape
     blocks = rows // BLOCK
-    total = np.zeros(chans, dtype=np.float64)
+    total = xp.zeros(chans, dtype=np.float64)
     if blocks:
         head = mat[:blocks * BLOCK].reshape(blocks, BLOCK, chans)
-        total += np.matmul(_ones(BLOCK, mat.dtype), head).sum(axis=0, dtype=np.float64)
+        total += xp.matmul(xp.ones(BLOCK, dtype=mat.dtype), head).sum(axis=0, dtype=np.float64)
     if rows > blocks * BLOCK:
-        total += np.matmul(_ones(rows - blocks * BLOCK, mat.dtype), mat[blocks * BLOCK:])
+        total += xp.matmul(xp.ones(rows - blocks * BLOCK, dtype=mat.dtype), mat[blocks * BLOCK:])
     return total
 
 
-def batch_stats(x, axis):
+def batch_stats(xp, x, axis):
     """(mean, biased variance, x - mean) over every axis but ``axis``; statistics in x's dtype."""
     count = x.size // x.shape[axis]
     shape = [1] * x.ndim
     shape[axis] = -1
-    mean = (channel_sum(x, axis) / count).astype(x.dtype)
+    mean = (channel_sum(xp, x, axis) / count).astype(x.dtype)
     centered = x - mean.reshape(shape)
-    var = (channel_sum(centered * centered, axis) / count).astype(x.dtype)
+    var = (channel_sum(xp, centered * centered, axis) / count).astype(x.dtype)
     return mean, var, centered
 
 
-def train_forward(x, gamma, beta, eps, axis):
+def train_forward(xp, x, gamma, beta, eps, axis):
     """Training BatchNorm: (output, mean, 1/sqrt(var + eps))."""
     shape = [1] * x.ndim
     shape[axis] = -1
-    mean, var, out = batch_stats(x, axis)
-    invstd = 1 / np.sqrt(var + x.dtype.type(eps))
+    mean, var, out = batch_stats(xp, x, axis)
+    invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
     out *= (gamma * invstd).reshape(shape)
     out += beta.reshape(shape)
     return out, mean, invstd
 
 
-def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma):
+def train_backward(xp, x, dy, gamma, mean, invstd, axis, fix_gamma):
     """Gradients (dx, dgamma, dbeta) of training BatchNorm (batch statistics)."""
     shape = [1] * x.ndim
     shape[axis] = -1
     count = x.size // x.shape[axis]
     xhat = x - mean.reshape(shape)
     xhat *= invstd.reshape(shape)
-    dbeta = channel_sum(dy, axis)
-    dgamma = channel_sum(dy * xhat, axis)
+    dbeta = channel_sum(xp, dy, axis)
+    dgamma = channel_sum(xp, dy * xhat, axis)
     scale = (gamma * invstd).astype(np.float64)
     # dx = scale * (dy - dbeta/count - xhat * dgamma/count), one coefficient per channel
     xhat *= (-scale * dgamma / count).astype(x.dtype).reshape(shape)
     xhat += dy * scale.astype(x.dtype).reshape(shape)
     xhat -= (scale * dbeta / count).astype(x.dtype).reshape(shape)
-    dgamma = np.zeros_like(gamma) if fix_gamma else dgamma.astype(gamma.dtype)
+    dgamma = xp.zeros_like(gamma) if fix_gamma else dgamma.astype(gamma.dtype)
     return xhat, dgamma, dbeta.astype(gamma.dtype)

@@ -177,9 +177,12 @@ class Convolution(_ConvBase):
         outs[0] = cu.shape_from_cf(out, self.layout)
         return ins, outs
 
-    def _channels_last(self):
-        """2-D, one group, NCHW or NHWC: the channels-last kernels (conv_cl.py) apply."""
-        return self.nd == 2 and self.p.num_group == 1 and self.layout in ('NCHW', 'NHWC')
+    def _channels_last(self, x):
+        """2-D, one group, NCHW or NHWC, kernels up to 3x3 and at least 4 input channels (fewer
+        make column runs too short to gain; 5x5 LeNet-style layers measured no faster): the
+        channels-last kernels (conv_cl.py) apply."""
+        return (self.nd == 2 and self.p.num_group == 1 and self.layout in ('NCHW', 'NHWC')
+                and max(self.kernel) <= 3 and x.shape[1 if self.layout == 'NCHW' else 3] >= 4)
 
     def _cl_forward(self, xp, inputs):
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
@@ -207,7 +210,7 @@ class Convolution(_ConvBase):
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
-        if self._channels_last():
+        if self._channels_last(inputs[0]):
             return self._cl_forward(xp, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         y = conv_apply(xp, self._columns(xp, x, 'nck'), w, self.p.num_group)
@@ -216,7 +219,7 @@ class Convolution(_ConvBase):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
         need = octx.need_grad or [True] * len(inputs)
-        if self._channels_last():
+        if self._channels_last(inputs[0]):
             return self._cl_backward(xp, need, out_grads, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])

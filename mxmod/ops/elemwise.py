@@ -6,6 +6,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .base import Operator, Param, register
+from .layout import out_like
 
 
 # ---- unary ------------------------------------------------------------------------------------
@@ -24,7 +25,7 @@ class Unary(Operator):
     into = None   # optional ufunc writing f(x) into a given array: into(x, out=out)
 
     def forward(self, octx, inputs, aux):
-        out = octx.out[0] if octx.out else None
+        out = out_like(octx.out[0], inputs[0]) if octx.out else None
         if out is not None:
             getattr(octx.xp, self.into)(inputs[0], out=out)
             return [out]
@@ -162,7 +163,7 @@ class Binary(Operator):
 
     def forward(self, octx, inputs, aux):
         a, b = inputs
-        out = octx.out[0] if octx.out else None
+        out = out_like(octx.out[0], a) if octx.out else None
         if out is not None and a.shape == b.shape:
             getattr(octx.xp, self.into)(a, b, out=out, casting='unsafe')
             return [out]
@@ -307,7 +308,7 @@ class ScalarOp(Operator):
         x = inputs[0]
         # MXNet converts the scalar to the array's dtype first (int32 * 1.5 multiplies by 1)
         scalar = x.dtype.type(self.p.scalar)
-        out = octx.out[0] if octx.out else None
+        out = out_like(octx.out[0], x) if octx.out else None
         if out is not None:
             ufunc, reflected = self.into
             args = (scalar, x) if reflected else (x, scalar)

@@ -42,7 +42,7 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     shape = [1] * prob.ndim
     shape[axis] = k
     classes = xp.arange(k).reshape(shape)
-    hit = xp.expand_dims(labels, axis) == classes
+    hit = labels.reshape(labels.shape[:axis] + (1,) + labels.shape[axis:]) == classes
     if alpha == 0.0:
         return prob - hit.astype(prob.dtype)
     off = alpha / (k - 1) if k > 1 else 0.0

@@ -1,6 +1,4 @@
 """Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, LRN and L2Normalization."""
-import numpy as np
-
 from ..base import MXNetError
 from .accum import acc_sum, acc_mean_var
 from .base import Operator, Param, register, merge_shape
@@ -88,9 +86,9 @@ class BatchNorm(Operator):
         return octx.is_train and not self.p.use_global_stats
 
     def _fast(self, octx, x, gamma):
-        """numpy, batch statistics, data in the statistics' dtype: bn_math's kernels."""
-        return (octx.xp is np and x.dtype == gamma.dtype and x.dtype.kind == 'f'
-                and self._batch_mode(octx) and x.size > 0)
+        """Batch statistics, data in the statistics' dtype: bn_math's kernels."""
+        return (x.dtype == gamma.dtype and x.dtype.kind == 'f' and self._batch_mode(octx)
+                and x.size > 0)
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
@@ -98,7 +96,7 @@ class BatchNorm(Operator):
         if self.p.fix_gamma:
             gamma[...] = 1
         if self._fast(octx, x, gamma):
-            out, mean, invstd = bn_math.train_forward(x, gamma, beta, self.p.eps,
+            out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
             return [out, mean, invstd]
         axes, shape = self._views(x)
@@ -119,8 +117,8 @@ class BatchNorm(Operator):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         x, gamma, _ = inputs
         if self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype:
-            grads = bn_math.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
-                                           self._axis(x.ndim), self.p.fix_gamma)
+            grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
+                                           outputs[2], self._axis(x.ndim), self.p.fix_gamma)
             self._update_moving(octx, x, outputs[1], outputs[2], aux)
             return list(grads)
         axes, shape = self._views(x)

@@ -4,6 +4,8 @@ Each kernel reproduces the expression order of src/operator/optimizer_op-inl.h s
 results round exactly as MXNet's do: operator parameters are C++ ``float`` fields (rounded to
 float32 first) and then cast to the weight's dtype; mixed-precision kernels compute in float32.
 A kernel returns the new weight and updates its state arrays in place."""
+import functools
+
 import numpy as np
 
 __all__ = ['scalar', 'clip', 'sgd', 'sgd_mom', 'multi_sgd', 'mp_sgd', 'mp_sgd_mom', 'nag_mom',
@@ -16,7 +18,31 @@ F32 = np.dtype(np.float32)
 
 def scalar(dtype, value):
     """An operator parameter as the kernel sees it: a C++ float cast to ``dtype``."""
+    try:
+        return _scalar_cached(dtype, value)
+    except TypeError:       # an unhashable value (a 0-d array)
+        return _scalar(dtype, value)
+
+
+def _scalar(dtype, value):
     return np.dtype(dtype).type(np.float32(value))
+
+
+# the same few (dtype, value) pairs recur on every update of every tensor
+_scalar_cached = functools.lru_cache(maxsize=1024)(_scalar)
+
+
+def scalars(dtype, *values):
+    """:func:`scalar` of each value, as a tuple."""
+    try:
+        return _scalars_cached(dtype, values)
+    except TypeError:
+        return tuple(_scalar(dtype, v) for v in values)
+
+
+@functools.lru_cache(maxsize=1024)
+def _scalars_cached(dtype, values):
+    return tuple(_scalar(dtype, v) for v in values)
 
 
 def clip(xp, x, bound):
@@ -39,7 +65,14 @@ def sgd(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
 
 
 def _mom_step(xp, mom, weight, grad, momentum, lr, wd, rg, cg):
-    """The momentum recurrence shared by sgd_mom_update and the multi-SGD kernels."""
+    """The momentum recurrence shared by sgd_mom_update and the multi-SGD kernels.
+
+    With a momentum array of the weight's and gradient's dtype the new momentum is written into
+    it, through one scratch array, by the same operations in the same order (so the same
+    roundings) as the expression below; the result is then ``mom`` itself."""
+    if mom is not None and _inplace_ok(mom, weight, grad):
+        _mom_step_into(xp, mom, weight, grad, momentum, lr, wd, rg, cg)
+        return mom
     if cg >= 0:
         step = lr * clip(xp, rg * grad, cg)
     else:
@@ -49,28 +82,57 @@ def _mom_step(xp, mom, weight, grad, momentum, lr, wd, rg, cg):
     return momentum * mom - (lr * wd) * weight - step
 
 
+def _inplace_ok(mom, weight, grad):
+    return (mom.dtype == weight.dtype == grad.dtype and mom.shape == weight.shape == grad.shape
+            and mom.flags.writeable and mom.flags.c_contiguous)
+
+
+def _mom_step_into(xp, mom, weight, grad, momentum, lr, wd, rg, cg):
+    """The new momentum written into ``mom``; returns the scratch array, free for reuse."""
+    scratch = xp.multiply(weight, lr * wd)
+    xp.multiply(mom, momentum, out=mom)
+    xp.subtract(mom, scratch, out=mom)
+    if cg >= 0:
+        xp.multiply(grad, rg, out=scratch)
+        xp.clip(scratch, -cg, cg, out=scratch)
+        xp.multiply(scratch, lr, out=scratch)
+    else:
+        xp.multiply(grad, lr * rg, out=scratch)
+    xp.subtract(mom, scratch, out=mom)
+    return scratch
+
+
 def sgd_mom(xp, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
     """``sgd_mom_update``: mom = momentum*mom - lr*wd*w - lr*clip(rescale*g); w += mom."""
     t = weight.dtype
     args = [scalar(t, v) for v in (momentum, lr, wd, rescale_grad, clip_gradient)]
-    mom[...] = _mom_step(xp, mom, weight, grad, *args)
+    step = _mom_step(xp, mom, weight, grad, *args)
+    if step is not mom:
+        mom[...] = step
     return weight + mom
 
 
-def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, clip_gradient):
+def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, clip_gradient,
+              into_weight=False):
     """One tensor of the ``multi_*sgd*_update`` kernels (mom and weight32 may be None).
 
     The multi kernels fold weight decay into the momentum step even without momentum, which
     rounds differently from ``sgd_update``; MXNet's SGD optimizer always takes this path for
-    dense arrays."""
+    dense arrays. ``into_weight``: the caller stores the result into ``weight``, which may then
+    be written directly (the result is ``weight`` itself)."""
     t = F32 if weight32 is not None else weight.dtype
     w = weight32 if weight32 is not None else weight
     g = grad.astype(t, copy=False)
-    args = [scalar(t, v) for v in (momentum, lr, wd, rescale_grad, clip_gradient)]
-    step = _mom_step(xp, mom, w, g, *args)
-    if mom is not None:
-        mom[...] = step
-    new = w + step
+    args = scalars(t, momentum, lr, wd, rescale_grad, clip_gradient)
+    if mom is not None and _inplace_ok(mom, w, g):
+        scratch = _mom_step_into(xp, mom, w, g, *args)
+        direct = into_weight and weight32 is None and w.flags.writeable
+        new = xp.add(w, mom, out=w if direct else scratch)
+    else:
+        step = _mom_step(xp, mom, w, g, *args)
+        if mom is not None:
+            mom[...] = step
+        new = w + step
     if weight32 is not None:
         weight32[...] = new
         return new.astype(weight.dtype)

@@ -7,8 +7,16 @@ import numpy as np
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
+from .layout import dense_order
 
 __all__ = ['Pooling']
+
+
+def _dense(xp, arr):
+    """``arr`` itself when its memory is dense in some axis order, else a C-ordered copy."""
+    if arr.flags.c_contiguous or dense_order(arr) is not None:
+        return arr
+    return xp.ascontiguousarray(arr)
 
 
 @register
@@ -146,7 +154,7 @@ class Pooling(Operator):
             for view in views[1:]:
                 y += view ** pv
             return y
-        y = views[0].copy()
+        y = views[0].copy(order='K')       # in the input's memory order (channels-last stays so)
         for view in views[1:]:
             if kind == 'max':
                 xp.maximum(y, view, out=y)
@@ -165,7 +173,7 @@ class Pooling(Operator):
             y = y ** x.dtype.type(1.0 / self.p.p_value)
         elif kind == 'avg':
             y = y / self._divisor(xp, x.shape[2:], geom, x.dtype)
-        y = xp.ascontiguousarray(cu.from_channel_first(y.astype(x.dtype, copy=False), layout))
+        y = _dense(xp, cu.from_channel_first(y.astype(x.dtype, copy=False), layout))
         if self.workspace:
             return [y, xp.broadcast_to(xp.zeros((), dtype=y.dtype), y.shape)]
         return [y]
@@ -193,7 +201,7 @@ class Pooling(Operator):
         x = cu.to_channel_first(inputs[0], layout)
         dy = cu.to_channel_first(out_grads[0], layout)
         xpad, geom = self._padded(xp, x, self._fill(x.dtype))
-        dxp = xp.zeros(xpad.shape, dtype=x.dtype)
+        dxp = xp.zeros_like(xpad, dtype=x.dtype)
         dviews = self._views(dxp, geom)
         kind = self.p.pool_type
         if kind == 'max':
@@ -210,4 +218,4 @@ class Pooling(Operator):
             for grad in dviews:
                 grad += dy
         dx = cu.crop_spatial(dxp, geom[2], x.shape[2:])
-        return [xp.ascontiguousarray(cu.from_channel_first(dx, layout))]
+        return [_dense(xp, cu.from_channel_first(dx, layout))]

@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_SERIES_TERMS = 60      # erf power series terms (enough for |x| < 2.5)
-_FRACTION_DEPTH = 80    # erfc continued fraction depth (enough for |x| >= 2.5)
+_SERIES_TERMS = 42      # erf power series terms (enough for |x| < 2.5)
+_FRACTION_DEPTH = 60    # erfc continued fraction depth (enough for |x| >= 2.5)
 _SPLIT = 2.5
 
 # Lanczos approximation, g = 7, nine coefficients (the widely published set)
@@ -32,9 +32,12 @@ def _erf_series(xp, x):
     term = x.copy()
     total = x.copy()
     for n in range(1, _SERIES_TERMS):
-        term = term * two_x2 / (2 * n + 1)
-        total = total + term
-    return _TWO_OVER_SQRT_PI * xp.exp(-x * x) * total
+        term *= two_x2
+        term *= 1.0 / (2 * n + 1)
+        total += term
+    total *= xp.exp(-x * x)
+    total *= _TWO_OVER_SQRT_PI
+    return total
 
 
 def _erfc_fraction(xp, x):
@@ -45,14 +48,20 @@ def _erfc_fraction(xp, x):
     return xp.exp(-x * x) / (math.sqrt(math.pi) * denom)
 
 
+def _split(xp, x, small, near, far):
+    """``near(x)`` where ``small``, ``far(x)`` elsewhere, each evaluated only where it applies."""
+    out = xp.empty_like(x)
+    out[small] = near(x[small])
+    out[~small] = far(x[~small])
+    return out
+
+
 def erf(xp, x):
     """The error function of ``x`` (float64 result)."""
     x = _as_float64(xp, x)
     ax = xp.abs(x)
-    small = ax < _SPLIT
-    near = _erf_series(xp, xp.where(small, ax, 0.0))
-    far = 1.0 - _erfc_fraction(xp, xp.where(small, _SPLIT, xp.minimum(ax, 30.0)))
-    out = xp.where(small, near, far)
+    out = _split(xp, ax, ax < _SPLIT, lambda v: _erf_series(xp, v),
+                 lambda v: 1.0 - _erfc_fraction(xp, xp.minimum(v, 30.0)))
     return xp.where(xp.isnan(x), x, xp.sign(x) * out)
 
 
@@ -60,10 +69,8 @@ def erfc(xp, x):
     """The complementary error function ``1 - erf(x)`` without cancellation in the right tail."""
     x = _as_float64(xp, x)
     ax = xp.abs(x)
-    small = ax < _SPLIT
-    tail = _erfc_fraction(xp, xp.where(small, _SPLIT, xp.minimum(ax, 30.0)))
-    tail = xp.where(ax > 27.0, 0.0, tail)
-    pos = xp.where(small, 1.0 - _erf_series(xp, xp.where(small, ax, 0.0)), tail)
+    pos = _split(xp, ax, ax < _SPLIT, lambda v: 1.0 - _erf_series(xp, v),
+                 lambda v: xp.where(v > 27.0, 0.0, _erfc_fraction(xp, xp.minimum(v, 30.0))))
     return xp.where(x < 0, 2.0 - pos, pos)
 
 
@@ -102,12 +109,12 @@ def _lanczos_log_gamma(xp, z):
 def gammaln(xp, x):
     """log |Gamma(x)|; +inf at zero and the negative integers."""
     x = _as_float64(xp, x)
-    low = x < 0.5
-    right = _lanczos_log_gamma(xp, xp.where(low, 1.0 - x, x))
-    with np.errstate(divide='ignore', invalid='ignore'):
-        sine = xp.abs(xp.sin(math.pi * (x - xp.rint(x))))   # x - rint(x) is exact
-        left = math.log(math.pi) - xp.log(sine) - right
-    out = xp.where(low, left, right)
+
+    def reflected(v):   # log(pi / |sin(pi v)|) - log Gamma(1 - v); v - rint(v) is exact
+        with np.errstate(divide='ignore', invalid='ignore'):
+            sine = xp.abs(xp.sin(math.pi * (v - xp.rint(v))))
+            return math.log(math.pi) - xp.log(sine) - _lanczos_log_gamma(xp, 1.0 - v)
+    out = _split(xp, x, x < 0.5, reflected, lambda v: _lanczos_log_gamma(xp, v))
     pole = (x <= 0) & (x == xp.floor(x))
     out = xp.where(pole | xp.isinf(x), np.inf, out)
     return xp.where((x == 1.0) | (x == 2.0), 0.0, out)     # exact zeros of log Gamma
@@ -129,7 +136,8 @@ def gamma(xp, x):
 
 
 def digamma(xp, x):
-    """The logarithmic derivative of Gamma; nan at the poles."""
+    """The logarithmic derivative of Gamma; +inf at the poles 0, -1, -2, ... (the value of the
+    cephes psi MXNet uses, so gamma's and gammaln's gradients there are +-inf as in MXNet)."""
     x = _as_float64(xp, x)
     low = x < 0.5
     z = xp.where(low, 1.0 - x, x)
@@ -146,4 +154,4 @@ def digamma(xp, x):
     with np.errstate(divide='ignore', invalid='ignore'):
         reflected = value - math.pi / xp.tan(math.pi * (x - xp.rint(x)))
     out = xp.where(low, reflected, value)
-    return xp.where((x <= 0) & (x == xp.floor(x)), np.nan, out)
+    return xp.where((x <= 0) & (x == xp.floor(x)), np.inf, out)

@@ -15,10 +15,11 @@ from .sgd import check_arrays, clip_or_off
 __all__ = ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'RMSProp', 'AdaDelta', 'Ftrl', 'FTML', 'Test']
 
 
-def _zeros_like(weight, count, dtype=None):
+def _zeros_like(weight, count, dtype=None, stype='default'):
     """``count`` zero arrays shaped like weight (its dtype unless ``dtype`` is given)."""
     dtype = weight.dtype if dtype is None else dtype
-    return tuple(zeros(weight.shape, weight.context, dtype=dtype) for _ in range(count))
+    return tuple(zeros(weight.shape, weight.context, dtype=dtype, stype=stype)
+                 for _ in range(count))
 
 
 def _python_side_grad(optimizer, weight, grad, wd):
@@ -44,10 +45,11 @@ class Adam(Optimizer):
     epsilon : float, optional
         Added to the denominator.
     lazy_update : bool, optional
-        Row-sparse laziness in MXNet; no effect on mxmod's dense arrays.
+        With a row_sparse gradient, update only its rows (weight, mean, variance).
     **kwargs
         See :class:`Optimizer`.
     """
+    sparse_update_rule = 'lazy_update'
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=True, **kwargs):
@@ -58,7 +60,7 @@ class Adam(Optimizer):
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
-        return _zeros_like(weight, 2)
+        return _zeros_like(weight, 2, stype=weight.stype if self.lazy_update else 'default')
 
     def update(self, index, weight, grad, state):
         check_arrays(self, weight, grad)
@@ -84,12 +86,14 @@ class AdaGrad(Optimizer):
         See :class:`Optimizer`.
     """
 
+    sparse_update_rule = 'always'     # a row_sparse gradient updates its rows only
+
     def __init__(self, eps=1e-7, **kwargs):
         super(AdaGrad, self).__init__(**kwargs)
         self.float_stable_eps = eps
 
     def create_state(self, index, weight):
-        return zeros(weight.shape, weight.context)
+        return zeros(weight.shape, weight.context, stype=weight.stype)
 
     def update(self, index, weight, grad, state):
         check_arrays(self, weight, grad)
@@ -133,7 +137,8 @@ class RMSProp(Optimizer):
         self.clip_weights = clip_weights
 
     def create_state(self, index, weight):
-        return tuple(zeros(weight.shape, weight.context) for _ in range(3 if self.centered else 1))
+        return tuple(zeros(weight.shape, weight.context, stype=weight.stype)
+                     for _ in range(3 if self.centered else 1))
 
     def update(self, index, weight, grad, state):
         check_arrays(self, weight, grad)
@@ -207,6 +212,8 @@ class Ftrl(Optimizer):
         See :class:`Optimizer`.
     """
 
+    sparse_update_rule = 'row_sparse_weight'    # lazy when weight and gradient are row_sparse
+
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super(Ftrl, self).__init__(**kwargs)
         self.lamda1 = lamda1
@@ -214,7 +221,7 @@ class Ftrl(Optimizer):
         self.lr = learning_rate
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context), zeros(weight.shape, weight.context))
+        return _zeros_like(weight, 2, stype=weight.stype)
 
     def update(self, index, weight, grad, state):
         check_arrays(self, weight, grad)

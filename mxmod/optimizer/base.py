@@ -3,11 +3,15 @@
 Attribute names are MXNet's (``lr``, ``wd``, ``lr_mult``, ``wd_mult``, ``idx2name``,
 ``_index_update_count``...) because optimizers are pickled into ``.states`` files
 (``Updater.get_states(dump_optimizer=True)``) that MXNet and mxmod must both read."""
+import inspect
+import numbers
 import warnings
 
 import numpy as np
 
+from ..argcheck import real_number, ArgumentTypeError, ArgumentValueError
 from ..registry import family
+from .lazy import sparse_aware
 
 __all__ = ['Optimizer', 'register', 'create']
 
@@ -45,6 +49,19 @@ class Optimizer(object):
                  clip_gradient=None, learning_rate=None,
                  lr_scheduler=None, sym=None, begin_num_update=0,
                  multi_precision=False, param_dict=None):
+        what = type(self).__name__
+        learning_rate = real_number(learning_rate, '%s: learning_rate' % what, minimum=0,
+                                    allow_none=True)
+        rescale_grad = real_number(rescale_grad, '%s: rescale_grad' % what)
+        wd = real_number(wd, '%s: wd' % what)
+        clip_gradient = real_number(clip_gradient, '%s: clip_gradient' % what, allow_none=True)
+        if lr_scheduler is not None and not callable(lr_scheduler):
+            raise ArgumentTypeError('%s: lr_scheduler must be an LRScheduler, got %r'
+                                    % (what, lr_scheduler))
+        if isinstance(begin_num_update, bool) or not isinstance(begin_num_update, int) \
+                or begin_num_update < 0:
+            raise ArgumentTypeError('%s: begin_num_update must be an int >= 0, got %r'
+                                    % (what, begin_num_update))
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
@@ -78,6 +95,16 @@ class Optimizer(object):
         self.set_wd_mult({})
 
     opt_registry = {}  # the Optimizer family's name table, installed below
+    sparse_update_rule = None   # when a row_sparse gradient updates only its rows (see .lazy)
+
+    def __init_subclass__(cls, **kwargs):
+        """mxmod's optimizers take sparse weights, gradients and states (see :mod:`.lazy`)."""
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith('mxmod.'):
+            for name in ('update', 'update_multi_precision'):
+                fn = cls.__dict__.get(name)
+                if fn is not None and not getattr(fn, 'sparse_aware', False):
+                    setattr(cls, name, sparse_aware(fn))
 
     @staticmethod
     def register(klass):
@@ -122,6 +149,7 @@ class Optimizer(object):
         if name.lower() not in Optimizer.opt_registry:
             raise ValueError('Cannot find optimizer %s; registered optimizers are: %s'
                              % (name, ', '.join(sorted(Optimizer.opt_registry))))
+        _check_hyperparameters(Optimizer.opt_registry[name.lower()], name, kwargs)
         return Optimizer.opt_registry[name.lower()](**kwargs)
 
     @property
@@ -198,7 +226,7 @@ class Optimizer(object):
             raise UserWarning('LRScheduler of the optimizer has already been defined. Note that '
                               'set_learning_rate can mutate the value of the learning rate of the '
                               'optimizer only when the LRScheduler of the optimizer is undefined.')
-        self.lr = lr
+        self.lr = real_number(lr, 'set_learning_rate: lr', minimum=0)
 
     def set_lr_scale(self, args_lrscale):  # pylint: disable=unused-argument
         """[DEPRECATED] Use set_lr_mult instead."""
@@ -294,8 +322,40 @@ class Optimizer(object):
     def __setstate__(self, state):
         self.__dict__ = state
         self.param_dict = {}
-        if 'allow_np_array' not in state:
-            self.allow_np_array = False
+        # attributes that optimizers pickled by older MXNet versions do not have
+        for key, default in (('allow_np_array', False), ('aggregate_num', 0),
+                             ('multi_precision', False), ('sym_info', ())):
+            state.setdefault(key, default)
+        if '_all_index_update_counts' not in state and '_index_update_count' in state:
+            self._all_index_update_counts = {0: self._index_update_count}
+
+
+def _check_hyperparameters(klass, name, kwargs):
+    """Arguments whose default is a number must be finite numbers, not text (the base class
+    checks its own: learning_rate, wd, rescale_grad, clip_gradient)."""
+    try:
+        params = dict(inspect.signature(klass.__init__).parameters)
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        params.update(inspect.signature(Optimizer.__init__).parameters)
+        unknown = sorted(set(kwargs) - set(params) - {'self'})
+        if unknown and klass.__init__ is not Optimizer.__init__ and all(
+                getattr(k.__init__, '__module__', '').startswith('mxmod.')
+                for k in klass.__mro__ if k is not object):
+            raise ArgumentTypeError('optimizer %r has no parameter %s; its parameters are %s'
+                                    % (name, ', '.join(map(repr, unknown)), ', '.join(
+                                        sorted(k for k, p in params.items() if k != 'self'
+                                               and p.kind == p.POSITIONAL_OR_KEYWORD))))
+    for key, value in kwargs.items():
+        default = params[key].default if key in params else None
+        if isinstance(default, numbers.Real) and not isinstance(default, bool) \
+                and isinstance(value, str):
+            raise ArgumentTypeError('optimizer %r: %s must be a number, got %r (str)'
+                                    % (name, key, value))
+        if isinstance(value, float) and not np.isfinite(value):
+            raise ArgumentValueError('optimizer %r: %s must be a finite number, got %r'
+                                     % (name, key, value))
 
 
 def _warn_float16(weight, multi_precision, name):
@@ -305,6 +365,7 @@ def _warn_float16(weight, multi_precision, name):
                       'optimizer' % (name + ' ' if name else ''))
 
 
+Optimizer.update_multi_precision = sparse_aware(Optimizer.update_multi_precision)
 _REGISTRY = family(Optimizer, 'optimizer')
 Optimizer.opt_registry = _REGISTRY.table
 register = Optimizer.register  # pylint: disable=invalid-name

@@ -6,22 +6,26 @@ the state ``{'handle': bytearray(<one array record of the .params format>)}``; o
 schedulers appear under ``mxnet.optimizer.optimizer`` and ``mxnet.lr_scheduler``. :func:`loads`
 maps those names onto mxmod's classes, and :func:`dumps` writes mxmod objects under MXNet's names,
 so the files move both ways."""
-import importlib
 import io
 import pickle
+import sys
 
 from ..base import MXNetError
 from ..context import Context
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, from_xp
 from ..ndarray import serialization
+from .safe_unpickle import restricted_loads
 
-__all__ = ['dumps', 'loads']
+__all__ = ['dumps', 'loads', 'load_states', 'read_states_file']
 
 _NDARRAY = ('mxnet.ndarray.ndarray', 'NDArray')
 _MODULE_RENAMES = (('mxmod.optimizer.contrib', 'mxnet.optimizer.contrib'),
+                   ('mxmod.ndarray.sparse_ndarray', 'mxnet.ndarray.sparse'),
                    ('mxmod.optimizer', 'mxnet.optimizer.optimizer'),
                    ('mxmod.lr_scheduler', 'mxnet.lr_scheduler'),
                    ('numpy._core', 'numpy.core'))
+_MXNET_OPTIMIZER_MODULES = ('mxnet.optimizer.optimizer', 'mxnet.optimizer.contrib',
+                            'mxnet.optimizer')
 
 
 class _PickledNDArray(NDArray):
@@ -44,34 +48,41 @@ class _PickledNDArray(NDArray):
         if data is None:
             raise MXNetError('pickled NDArray holds an uninitialized (none) array')
         self._data = data
-        self.__class__ = NDArray
+        self.__class__ = NDArray if getattr(data, 'stype', None) is None else \
+            type(from_xp(data, self._ctx))
 
 
 class _MXNetNDArrayName(object):
     """Marker whose global name is written as mxnet.ndarray.ndarray.NDArray."""
 
 
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        if (module, name) == _NDARRAY:
-            return _PickledNDArray
-        if module == 'mxnet.optimizer.optimizer':
-            return getattr(importlib.import_module('mxmod.optimizer'), name)
-        if module.startswith('mxnet.') or module == 'mxnet':
-            target = 'mxmod' + module[len('mxnet'):]
-            try:
-                return getattr(importlib.import_module(target), name)
-            except (ImportError, AttributeError):
-                raise MXNetError('cannot unpickle %s.%s: mxmod has no %s.%s'
-                                 % (module, name, target, name)) from None
-        return super(_Unpickler, self).find_class(module, name)
+def _resolve(module, name):
+    """What a global of a states pickle may name: MXNet's NDArray, registered optimizers and
+    learning-rate schedulers (MXNet's names or the classes' own), nothing else."""
+    if (module, name) == _NDARRAY:
+        return _PickledNDArray
+    from .base import Optimizer  # pylint: disable=import-outside-toplevel
+    from .. import lr_scheduler  # pylint: disable=import-outside-toplevel
+    if module in _MXNET_OPTIMIZER_MODULES:
+        cls = Optimizer.opt_registry.get(name.lower())
+        return cls if cls is not None and cls.__name__ == name else None
+    for cls in Optimizer.opt_registry.values():
+        if (cls.__module__, cls.__qualname__) == (module, name):
+            return cls
+    if module == 'mxnet.lr_scheduler':
+        module = lr_scheduler.__name__
+    owner = sys.modules.get(module)  # user schedulers: only from modules already imported
+    cls = getattr(owner, name, None) if owner is not None and '.' not in name else None
+    if isinstance(cls, type) and issubclass(cls, lr_scheduler.LRScheduler):
+        return cls
+    return None
 
 
 class _Pickler(pickle._Pickler):  # pylint: disable=protected-access
     """Pure-Python pickler that writes NDArrays and mxmod optimizers under MXNet's names."""
 
     def reducer_override(self, obj):  # pylint: disable=method-hidden
-        if isinstance(obj, NDArray) and not isinstance(obj, type):
+        if isinstance(obj, NDArray) and obj.stype == 'default' and not isinstance(obj, type):
             record = serialization.record_to_bytes(obj)
             return (_MXNetNDArrayName, (None,), {'handle': bytearray(record)})
         return NotImplemented
@@ -124,15 +135,65 @@ def dumps(obj, protocol=4):
     return buf.getvalue()
 
 
-def loads(data):
+def loads(data, source=None):
     """Unpickle bytes written by MXNet or by :func:`dumps` into mxmod objects.
+
+    Only NDArrays, registered optimizers and learning-rate schedulers (and the plain data they
+    hold) can be created; anything else, and any damaged pickle, raises
+    :class:`~mxmod.optimizer.safe_unpickle.StatesFileError` (an MXNetError) naming ``source``.
 
     Parameters
     ----------
     data : bytes
+    source : str, optional
+        What the bytes came from (a file name), for error messages.
 
     Returns
     -------
     object
     """
-    return _Unpickler(io.BytesIO(data)).load()
+    if source is None:
+        source = 'a buffer of %d bytes' % len(data) if hasattr(data, '__len__') else 'a buffer'
+    return restricted_loads(data, _resolve, source)
+
+
+def load_states(data, source=None):
+    """Unpickle a ``.states`` payload and check its structure.
+
+    Parameters
+    ----------
+    data : bytes
+        What ``Updater.get_states`` (mxmod's or MXNet's) returned.
+    source : str, optional
+        What the bytes came from, for error messages.
+
+    Returns
+    -------
+    (dict, Optimizer or None)
+        The states by update key, and the optimizer when it was saved with them.
+    """
+    from .states_check import check_states_object  # pylint: disable=import-outside-toplevel
+    if source is None:
+        source = 'a buffer of %d bytes' % len(data) if hasattr(data, '__len__') else 'a buffer'
+    return check_states_object(loads(data, source), source)
+
+
+def read_states_file(fname):
+    """The bytes of an optimizer states file; an MXNetError naming it when it cannot be read.
+
+    Parameters
+    ----------
+    fname : str
+
+    Returns
+    -------
+    bytes
+    """
+    if not isinstance(fname, (str, bytes)) and not hasattr(fname, '__fspath__'):
+        raise TypeError('fname must be a file name, got %s' % type(fname).__name__)
+    try:
+        with open(fname, 'rb') as fin:
+            return fin.read()
+    except OSError as err:
+        raise MXNetError('cannot read optimizer states file %r: %s'
+                         % (fname, err.strerror or err)) from None

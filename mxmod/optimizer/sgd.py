@@ -18,6 +18,8 @@ __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'check_arrays', 'c
 
 def check_arrays(optimizer, weight, grad):
     """Raise TypeError unless weight and grad are NDArrays."""
+    if isinstance(weight, NDArray) and isinstance(grad, NDArray):
+        return
     for what, arr in (('weight', weight), ('grad', grad)):
         if not isinstance(arr, NDArray):
             raise TypeError('%s.update: %s must be an NDArray, got %s'
@@ -44,9 +46,9 @@ def _master_state(optimizer, index, weight, name):
     return None
 
 
-def _momentum_state(weight, momentum):
+def _momentum_state(weight, momentum, stype='default'):
     if momentum != 0.0:
-        return zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
     return None
 
 
@@ -63,11 +65,14 @@ class SGD(Optimizer):
     momentum : float, optional
         The momentum value.
     lazy_update : bool, optional
-        Lazy row-sparse updates in MXNet; mxmod arrays are dense, so it has no effect.
+        With a row_sparse gradient, update only its rows (weight, momentum); otherwise every
+        row (weight decay reaches all of them).
     **kwargs
         See :class:`Optimizer` (``multi_precision`` keeps float32 master copies of float16
         weights).
     """
+
+    sparse_update_rule = 'lazy_update'
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super(SGD, self).__init__(**kwargs)
@@ -80,7 +85,8 @@ class SGD(Optimizer):
         return state if state is not None else self.create_state(index, weight)
 
     def create_state(self, index, weight):
-        return _momentum_state(weight, self.momentum)
+        return _momentum_state(weight, self.momentum,
+                               weight.stype if self.lazy_update else 'default')
 
     def _update_impl(self, indices, weights, grads, states, multi_precision=False):
         if not isinstance(indices, (tuple, list)):
@@ -96,9 +102,12 @@ class SGD(Optimizer):
             mom, master = (state if multi_precision else (state, None))
             if momentum == 0.0:
                 mom = None
-            weight._data[...] = K.multi_sgd(
-                weight.context.xp, weight._data, grad._data, data_of(mom), data_of(master),
-                lr, wd, momentum, self.rescale_grad, clip)
+            data = weight._data
+            new = K.multi_sgd(weight.context.xp, data, grad._data, data_of(mom),
+                              data_of(master), lr, wd, momentum, self.rescale_grad, clip,
+                              into_weight=True)
+            if new is not data:
+                data[...] = new
 
     def update(self, index, weight, grad, state):
         self._update_impl(index, weight, grad, state, multi_precision=False)

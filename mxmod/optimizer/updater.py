@@ -3,10 +3,12 @@
 This is what KVStore and Module call for each update; it creates states lazily, groups updates by
 dtype in chunks of ``optimizer.aggregate_num`` (MXNet's aggregated SGD), and saves/loads its
 states in MXNet's pickle format (see :mod:`.pickling`)."""
+from ..base import MXNetError
 from ..context import device_scope
 from ..ndarray.ndarray import NDArray
 from ..profiler.hooks import traced
-from .pickling import dumps, loads
+from .pickling import dumps, load_states
+from .state_keys import alias_key, copy_state
 
 __all__ = ['Updater', 'get_updater']
 
@@ -49,6 +51,9 @@ class Updater(object):
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 idx = indices[i] = idx.decode('utf-8')
+            if grads[i].shape != weights[i].shape:
+                raise MXNetError('Updater: the gradient of %r has shape %s, its weight %s'
+                                 % (idx, grads[i].shape, weights[i].shape))
             self._ensure_state(idx, weights[i])
         if self.aggregate_updates:
             self._aggregated(indices, weights, grads)
@@ -59,8 +64,12 @@ class Updater(object):
 
     def _ensure_state(self, idx, weight):
         if idx not in self.states:
+            alias = alias_key(self.states, idx, self.optimizer.idx2name)
             with device_scope(weight.context):
-                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
+                if alias is not None:   # loaded from a checkpoint with the other key layout
+                    self.states[idx] = copy_state(self.states[alias], weight.context)
+                else:
+                    self.states[idx] = self.optimizer.create_state_multi_precision(idx, weight)
             self.states_synced[idx] = True
         elif not self.states_synced[idx]:
             self.states[idx] = self.sync_state_context(self.states[idx], weight.context)
@@ -94,19 +103,23 @@ class Updater(object):
             return tuple(synced) if isinstance(state, tuple) else synced
         return state
 
-    def set_states(self, states):
+    def set_states(self, states, source=None):
         """Load states pickled by :meth:`get_states` (by mxmod or MXNet).
+
+        Only the classes such pickles contain can be created; anything else (and any damaged
+        pickle) raises an MXNetError before the current states are touched.
 
         Parameters
         ----------
         states : bytes
             A pickled states dict, or a pickled ``(states, optimizer)`` pair.
+        source : str, optional
+            Where the bytes came from (a file name), for error messages.
         """
-        states = loads(states)
-        if isinstance(states, tuple) and len(states) == 2:
-            self.states, self.optimizer = states
-        else:
-            self.states = states
+        states, optimizer = load_states(states, source)
+        self.states = states
+        if optimizer is not None:
+            self.optimizer = optimizer
         # MXNet keeps the old flag here (and loops forever when the loaded optimizer does not
         # aggregate); follow the optimizer actually loaded instead.
         self.aggregate_updates = self.optimizer.aggregate_num > 0

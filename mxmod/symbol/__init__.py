@@ -6,6 +6,7 @@ from .json_io import load, load_json  # noqa: F401
 from . import random  # noqa: F401
 from . import contrib  # noqa: F401
 from . import linalg, image  # noqa: F401
+from . import sparse  # noqa: F401
 from ..ops.base import OPS as _OPS
 
 

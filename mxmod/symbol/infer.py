@@ -131,3 +131,42 @@ def infer_types(sym, known):
 def shape_attr(shape):
     """String form of a shape for the ``__shape__`` attribute."""
     return attr_str(tuple(shape))
+
+
+def variable_stype(node, known):
+    """Storage type of a variable: ``known[name]`` (stype_dict, bound arrays), else its
+    ``__storage_type__`` attribute (Variable(stype=...)), else 'default'."""
+    from .register import STYPE_FLAGS  # pylint: disable=import-outside-toplevel
+    if known.get(node.name):
+        return known[node.name]
+    flag = node.attrs.get('__storage_type__')
+    if flag is not None:
+        names = {v: k for k, v in STYPE_FLAGS.items()}
+        if int(flag) in names:
+            return names[int(flag)]
+    return 'default'
+
+
+def infer_storage_types(sym, known):
+    """Storage type of every entry (MXNet's storage-type inference, forward).
+
+    ``known`` maps variable names to storage types. Each operator's storage rule (see
+    :mod:`mxmod.ops.sparse_registry`) names its outputs' storage types from its inputs'; an
+    operator without sparse support gives dense outputs (storage fallback).
+
+    Returns ``(entry-key -> stype, node id -> dispatch mode)``."""
+    from ..ops.sparse_registry import plan_forward  # pylint: disable=import-outside-toplevel
+    table, modes = {}, {}
+    for node in topo_order(sym._heads()):
+        if node.op is None:
+            table[_entry_key(node, 0)] = variable_stype(node, known)
+            continue
+        ins = [table[_entry_key(src, idx)] for src, idx in node.inputs]
+        try:
+            outs, modes[id(node)] = plan_forward(node.op, ins)
+        except MXNetError as err:
+            raise MXNetError('Error in operator %s (%s) with input storage types %s: %s'
+                             % (node.name, node.op.op_name, ins, err)) from None
+        for i, stype in enumerate(outs):
+            table[_entry_key(node, i)] = stype
+    return table, modes

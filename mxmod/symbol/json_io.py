@@ -3,6 +3,7 @@ older "param"/"attr" node layouts)."""
 import json
 
 from ..base import MXNetError
+from ..ops.base import get_op
 from .graph import Node, topo_order, aux_variable_ids, make_op
 from .symbol import Symbol
 
@@ -62,33 +63,186 @@ def to_json(sym):
     return '{\n' + ', \n'.join(parts) + '\n}'
 
 
-def _node_attrs(entry):
+class SymbolJSONError(MXNetError):
+    """A symbol JSON document that mxmod refuses (raised with the file or 'symbol JSON')."""
+
+
+def _fail(what):
+    raise SymbolJSONError('Invalid symbol JSON: ' + what)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _node_attrs(entry, where):
+    """A node's attributes: "attrs" (MXNet >= 1.0), or the older "param" and "attr" tables."""
     attrs = {}
     for key in ('param', 'attr', 'attrs'):
-        for k, v in (entry.get(key) or {}).items():
-            attrs[k] = v if isinstance(v, str) else str(v)
+        table = entry.get(key)
+        if table is None:
+            continue
+        if not isinstance(table, dict):
+            _fail('%s: "%s" must be an object of strings, got %s'
+                  % (where, key, type(table).__name__))
+        for k, v in table.items():
+            if not isinstance(v, str):
+                _fail('%s: attribute %r must be a string, got %r' % (where, k, v))
+            attrs[k] = v
     return attrs
 
 
-def load_json(json_str):
-    """Build a Symbol from MXNet's JSON text."""
+def _unknown_params(cls, attrs):
+    """Non-hidden attribute names that operator class ``cls`` does not take."""
+    if getattr(cls, 'accepts_any_params', False):
+        return []
+    known = set(cls.params)
+    if 'scalar' in known:
+        known.add('is_int')     # MXNet's scalar operators take it; mxmod reads the scalar's text
+    return sorted(k for k in attrs if k not in known and not (k.startswith('__')
+                                                               and k.endswith('__')))
+
+
+def _entry(built, item, where):
+    """Resolve a [node, output(, version)] reference to an already built node."""
+    if not isinstance(item, list) or len(item) not in (2, 3) or \
+            not all(_is_int(v) for v in item):
+        _fail('%s must be [node, output] or [node, output, version] integers, got %r'
+              % (where, item))
+    node_id, index = item[0], item[1]
+    if not 0 <= node_id < len(built):
+        _fail('%s refers to node %d; only nodes 0..%d come before it (a reference out of range '
+              'or a cycle)' % (where, node_id, len(built) - 1))
+    src = built[node_id]
+    if not 0 <= index < src.num_outputs():
+        _fail('%s refers to output %d of node %d (%s %r), which has %d output(s)'
+              % (where, index, node_id, src.op_name(), src.name, src.num_outputs()))
+    return (src, index)
+
+
+def _make_node(i, entry, built):
+    where = 'node %d' % i
+    if not isinstance(entry, dict):
+        _fail('%s must be an object, got %s' % (where, type(entry).__name__))
+    op_name, name = entry.get('op'), entry.get('name')
+    if not isinstance(op_name, str) or not isinstance(name, str):
+        _fail('%s needs string "op" and "name", got op=%r name=%r' % (where, op_name, name))
+    where = 'node %d (%s %r)' % (i, op_name, name)
+    attrs = _node_attrs(entry, where)
+    raw_inputs = entry.get('inputs', [])
+    if not isinstance(raw_inputs, list):
+        _fail('%s: "inputs" must be a list, got %s' % (where, type(raw_inputs).__name__))
+    inputs = [_entry(built, e, '%s input %d' % (where, k)) for k, e in enumerate(raw_inputs)]
+    if op_name == 'null':
+        if inputs:
+            _fail('%s is a variable but has %d inputs' % (where, len(inputs)))
+        return Node(None, name, attrs, [])
+    op = _make_op(op_name, attrs, where)
+    expected = len(op.list_arguments()) + len(op.list_auxiliary_states())
+    if len(inputs) != expected:
+        _fail('%s has %d inputs, but %s with these attributes takes %d (%s)'
+              % (where, len(inputs), op_name, expected,
+                 ', '.join(op.list_arguments() + op.list_auxiliary_states())))
+    return Node(op, name, attrs, inputs)
+
+
+def _make_op(op_name, attrs, where):
+    try:
+        cls = get_op(op_name)
+    except MXNetError as err:
+        raise SymbolJSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
+    unknown = _unknown_params(cls, attrs)
+    if unknown:
+        _fail('%s: Cannot find argument %s; %s takes %s' % (where, ', '.join(
+            repr(k) for k in unknown), op_name, ', '.join(sorted(cls.params)) or 'no arguments'))
+    try:
+        return make_op(op_name, attrs)
+    except Exception as err:  # pylint: disable=broad-except
+        raise SymbolJSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
+
+
+def _document(json_str):
+    if isinstance(json_str, (bytes, bytearray)):
+        try:
+            json_str = bytes(json_str).decode('utf-8')
+        except UnicodeDecodeError as err:
+            _fail('not UTF-8 text (%s)' % err)
+    if not isinstance(json_str, str):
+        raise TypeError('json_str must be a string, got %s' % type(json_str).__name__)
     try:
         doc = json.loads(json_str)
+    except RecursionError:
+        _fail('nested too deeply to be a symbol')
     except ValueError as err:
-        raise MXNetError('symbol JSON could not be parsed: %s' % err) from None
-    if not isinstance(doc, dict) or 'nodes' not in doc or 'heads' not in doc:
-        raise MXNetError('symbol JSON must be an object with "nodes" and "heads"')
+        _fail('could not be parsed: %s' % err)
+    if not isinstance(doc, dict):
+        _fail('must be an object with "nodes", "arg_nodes" and "heads", got %s'
+              % type(doc).__name__)
+    for key in ('nodes', 'arg_nodes', 'heads'):
+        if not isinstance(doc.get(key), list):
+            _fail('"%s" must be a list, got %s' % (key, type(doc.get(key)).__name__
+                                                   if key in doc else 'nothing'))
+    return doc
+
+
+def _check_arg_nodes(doc, built):
+    for k, node_id in enumerate(doc['arg_nodes']):
+        if not _is_int(node_id) or not 0 <= node_id < len(built) or \
+                not built[node_id].is_variable:
+            _fail('arg_nodes[%d] = %r is not the index of a variable node' % (k, node_id))
+
+
+def _check_names(order):
+    seen = {}
+    for node in order:
+        if node.is_variable:
+            other = seen.setdefault(node.name, node)
+            if other is not node:
+                _fail('two different variables are named %r; variable names must be unique'
+                      % node.name)
+
+
+def load_json(json_str):
+    """Build a Symbol from MXNet's JSON text.
+
+    The document is checked before a Symbol is built: its structure, every node reference
+    (in range, to an earlier node: no cycles), every operator and its arguments, the number of
+    inputs each operator takes, and unique variable names. Anything else raises an MXNetError
+    naming the node.
+
+    Parameters
+    ----------
+    json_str : str
+        What ``Symbol.tojson`` (mxmod's or MXNet's) wrote.
+
+    Returns
+    -------
+    Symbol
+    """
+    doc = _document(json_str)
     built = []
-    for i, entry in enumerate(doc['nodes']):
-        attrs = _node_attrs(entry)
-        op_name = entry.get('op', 'null')
-        try:
-            op = None if op_name == 'null' else make_op(op_name, attrs)
-        except MXNetError as err:
-            raise MXNetError('symbol JSON node %d (%s %r): %s' % (i, op_name, entry.get('name'), err)) from None
-        inputs = [(built[e[0]], e[1]) for e in entry.get('inputs', [])]
-        built.append(Node(op, entry['name'], attrs, inputs))
-    return Symbol([(built[h[0]], h[1]) for h in doc['heads']])
+    try:
+        for i, entry in enumerate(doc['nodes']):
+            built.append(_make_node(i, entry, built))
+        _check_arg_nodes(doc, built)
+        heads = [_entry(built, h, 'head %d' % k) for k, h in enumerate(doc['heads'])]
+    except MXNetError:
+        raise
+    except Exception as err:  # pylint: disable=broad-except
+        raise SymbolJSONError('Invalid symbol JSON: node %d: %s: %s'
+                         % (len(built), type(err).__name__, err)) from None
+    if not heads:
+        _fail('"heads" is empty: the symbol has no outputs')
+    _check_names(topo_order([n for n, _ in heads]))
+    return Symbol(heads)
+
+
+def load_source(text, fname):
+    """:func:`load_json` for the contents of ``fname``; errors name the file."""
+    try:
+        return load_json(text)
+    except SymbolJSONError as err:
+        raise MXNetError('%r: %s' % (fname, err)) from None
 
 
 def load(fname):
@@ -96,11 +250,8 @@ def load(fname):
     if not isinstance(fname, str):
         raise TypeError('fname must be a string, got %s' % type(fname).__name__)
     try:
-        with open(fname) as fin:
+        with open(fname, 'rb') as fin:
             text = fin.read()
     except OSError as err:
-        raise MXNetError('cannot read symbol file %r: %s' % (fname, err)) from None
-    try:
-        return load_json(text)
-    except MXNetError as err:
-        raise MXNetError('%s: %s' % (fname, err)) from None
+        raise MXNetError('cannot read symbol file %r: %s' % (fname, err.strerror or err)) from None
+    return load_source(text, fname)

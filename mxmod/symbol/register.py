@@ -67,6 +67,7 @@ def create(op_name, hint, args, kwargs):
     """Create a symbol applying operator ``op_name`` to symbol inputs; named from ``hint``."""
     cls = OPS[op_name]
     name = kwargs.pop('name', None)
+    kwargs.pop('out', None)     # accepted and ignored, as MXNet's symbol functions do
     user_attr = dict(kwargs.pop('attr', None) or {})
     inputs, params = {}, {}
     for key, val in kwargs.items():

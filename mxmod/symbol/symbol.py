@@ -1,6 +1,7 @@
 """The Symbol: a handle on some outputs of a graph of operator nodes."""
 from ..base import MXNetError, NotImplementedForSymbol, string_types, write_file_atomic
 from .graph import Node, topo_order, aux_variable_ids, listed_attrs, normalize_attrs
+from .var_names import check_unique_variables, check_bindable
 
 
 class Symbol(object):
@@ -13,6 +14,7 @@ class Symbol(object):
 
     def __init__(self, outputs):
         self._outputs = list(outputs)
+        check_unique_variables(self._outputs)
 
     # ---- structure ------------------------------------------------------
     def _heads(self):
@@ -250,13 +252,15 @@ class Symbol(object):
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         """Allocate arrays from inferred shapes/types and bind them to ``ctx``; returns an Executor."""
         from ..executor.bind import simple_bind  # pylint: disable=import-outside-toplevel
+        check_bindable(self, 'simple_bind')
         return simple_bind(self, ctx, grad_req, type_dict, group2ctx, shared_arg_names,
-                           shared_exec, shared_buffer, kwargs)
+                           shared_exec, shared_buffer, kwargs, stype_dict)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
              shared_exec=None):
         """Bind given arrays to ``ctx``; returns an Executor."""
         from ..executor.bind import bind  # pylint: disable=import-outside-toplevel
+        check_bindable(self, 'bind')
         return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
 
     def eval(self, ctx=None, **kwargs):

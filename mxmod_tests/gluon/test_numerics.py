@@ -106,12 +106,12 @@ def test_valid_length_lstm_and_bidirectional():
     rs = np.random.RandomState(3)
     valid = [4, 1, 3]
     lstm = mx.gluon.rnn.LSTMCell(HIDDEN, prefix='u_')
-    out, states = lstm.unroll(STEPS, mx.sym.Variable('data'), merge_outputs=True,
-                              valid_length=mx.sym.Variable('valid_length'))
+    data, valid_length = mx.sym.Variable('data'), mx.sym.Variable('valid_length')
+    out, states = lstm.unroll(STEPS, data, merge_outputs=True, valid_length=valid_length)
     bi = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.RNNCell(HIDDEN, prefix='bl_'),
                                         mx.gluon.rnn.RNNCell(HIDDEN, prefix='br_'))
-    bi_out, _ = bi.unroll(STEPS, mx.sym.Variable('data'), merge_outputs=False,
-                          valid_length=mx.sym.Variable('valid_length'))
+    # one variable per name: two different Variable('data') in one graph are refused
+    bi_out, _ = bi.unroll(STEPS, data, merge_outputs=False, valid_length=valid_length)
     params = dict(random_params(rs, 4, FEATURES, HIDDEN, 'u_'),
                   **random_params(rs, 1, FEATURES, HIDDEN, 'bl_'),
                   **random_params(rs, 1, FEATURES, HIDDEN, 'br_'))

@@ -126,6 +126,8 @@ def wrap(result, dev=None):
         return DeviceArray(np.asarray(result), dev)
     if isinstance(result, (list, tuple)) and not hasattr(result, '_fields'):
         return type(result)(wrap(r, dev) for r in result)
+    if isinstance(result, tuple):       # numpy's named results (qr, eigh, slogdet): cupy's tuples
+        return tuple(wrap(r, dev) for r in result)
     return result
 
 

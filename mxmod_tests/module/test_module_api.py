@@ -69,7 +69,8 @@ def test_set_params_missing_and_extra_rules():
     with pytest.raises(RuntimeError, match='fc2_bias is not presented'):
         mod.set_params(missing, aux)
     mod.set_params(missing, aux, allow_missing=True)
-    mod.set_params(extra, aux)  # extras are ignored on the init_params path
+    with pytest.raises(ValueError, match='extra_weight'):  # MXNet ignores them silently
+        mod.set_params(extra, aux)
     with pytest.raises(ValueError):
         mod.set_params(extra, aux, allow_missing=True)
     mod.set_params(extra, aux, allow_missing=True, allow_extra=True)

@@ -169,3 +169,17 @@ def test_dist_bit_identical_under_emulated_network(tmp_path, workers, extra, env
         for name in on[0]:
             if not name.startswith('aux:'):
                 np.testing.assert_array_equal(on[0][name], on[rank][name], err_msg=name)
+
+
+def test_bucket_plan_keeps_backward_order_and_a_short_last_bucket():
+    """Buckets follow backward order, hold at most `limit` bytes (a larger gradient alone), and
+    the gradients backward finishes last go into a last bucket of at most a quarter of that."""
+    from mxmod.module.overlap import plan_buckets
+    sizes = dict(fc3=40, fc2=100, fc1=30, fc0=20, conv1=6, conv0=3)
+    order = list(sizes)
+    plan = plan_buckets(order, sizes, 60)
+    assert [n for b in plan for n in b] == order
+    assert plan == [['fc3'], ['fc2'], ['fc1', 'fc0'], ['conv1', 'conv0']]
+    assert all(sum(sizes[n] for n in b) <= 60 for b in plan if len(b) > 1)
+    assert plan_buckets(['a', 'b'], dict(a=5, b=50), 20) == [['a'], ['b']]
+    assert plan_buckets(order, sizes, 60, tail=0)[-1] == ['conv0']

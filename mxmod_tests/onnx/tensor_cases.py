@@ -82,6 +82,38 @@ SHAPE_CASES = {
                            {'c': np.array([1, 0, 1], np.float32), 'a': _x(3, 4), 'b': _x(3, 4)}),
 }
 
+def _seq(op, axis, lengths=True, **kw):
+    def build():
+        shape = (4, 3, 2) if axis == 0 else (3, 4, 2)
+        data = _d('data')
+        if not lengths:
+            return op(data, axis=axis, **kw), {'data': _x(*shape)}
+        net = op(data, _d('len'), use_sequence_length=True, axis=axis, **kw)
+        return net, {'data': _x(*shape), 'len': np.array([4, 1, 2.7], np.float32)}
+    return build
+
+
+SEQUENCE_CASES = {
+    'seq_mask': _seq(sym.SequenceMask, 0, value=-1.0),
+    'seq_mask_axis1': _seq(sym.SequenceMask, 1),
+    'seq_mask_plain': _seq(sym.SequenceMask, 0, lengths=False),
+    'seq_last': _seq(sym.SequenceLast, 0),
+    'seq_last_axis1': _seq(sym.SequenceLast, 1),
+    'seq_last_plain': _seq(sym.SequenceLast, 1, lengths=False),
+    'seq_reverse': _seq(sym.SequenceReverse, 0),
+    'seq_reverse_plain': _seq(sym.SequenceReverse, 0, lengths=False),
+    'upsample_nearest': _one(lambda d: sym.UpSampling(d, scale=2, sample_type='nearest',
+                                                      num_args=1), 1, 2, 3, 3),
+    'upsample_concat': _two(lambda a, b: sym.UpSampling(a, b, scale=2, sample_type='nearest',
+                                                        num_args=2), (1, 2, 4, 4), (1, 3, 2, 2)),
+    'upsample_sum': _two(lambda a, b: sym.UpSampling(a, b, scale=2, sample_type='nearest',
+                                                     multi_input_mode='sum', num_args=2),
+                         (1, 2, 4, 4), (1, 2, 2, 2)),
+    'upsample_bilinear': _one(lambda d: sym.UpSampling(d, scale=2, sample_type='bilinear',
+                                                       num_filter=2, num_args=1, name='up'),
+                              1, 2, 3, 3),
+}
+
 MATH_CASES = {
     'elemwise': _two(lambda a, b: sym.elemwise_div(sym.elemwise_sub(a * b, a + b),
                                                    sym.abs(b) + 1), (3, 4), (3, 4)),

@@ -4,9 +4,9 @@ import pytest
 
 from .common import export_and_compare, import_and_compare
 from .layer_cases import CASES
-from .tensor_cases import MATH_CASES, SHAPE_CASES
+from .tensor_cases import MATH_CASES, SEQUENCE_CASES, SHAPE_CASES
 
-ALL_CASES = dict(CASES, **SHAPE_CASES, **MATH_CASES)
+ALL_CASES = dict(CASES, **SHAPE_CASES, **MATH_CASES, **SEQUENCE_CASES)
 # exported with ONNX operators that have no MXNet counterpart to import into
 NOT_IMPORTED = set()
 

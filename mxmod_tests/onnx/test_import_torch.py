@@ -40,6 +40,7 @@ def test_free_batch_stays_free():
 
 
 def test_scored_with_module():
+    assert mx.contrib.onnx.export_model is mx.onnx.export_model
     path, inputs, expected = _fixture('convnet')
     sym, args, auxs = mx.contrib.onnx.import_model(path)
     meta = mx.contrib.onnx.get_model_metadata(path)

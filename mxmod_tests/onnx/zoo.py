@@ -8,8 +8,9 @@ the full-size networks are marked slow."""
 ZOO = {
     'mlp': ('mlp', {'num_classes': 10}, (2, 1, 28, 28), False),
     'lenet': ('lenet', {'num_classes': 10}, (2, 1, 28, 28), False),
-    'alexnet_small': ('alexnet', {'num_classes': 10}, (1, 3, 67, 67), False),
-    'vgg11_small': ('vgg', {'num_classes': 10, 'num_layers': 11}, (1, 3, 32, 32), False),
+    # AlexNet and VGG keep their 4096-wide dense layers at any input size (slow even when small)
+    'alexnet_small': ('alexnet', {'num_classes': 10}, (1, 3, 67, 67), True),
+    'vgg11_small': ('vgg', {'num_classes': 10, 'num_layers': 11}, (1, 3, 32, 32), True),
     'vgg11_bn_small': ('vgg', {'num_classes': 10, 'num_layers': 11, 'batch_norm': True},
                        (1, 3, 32, 32), True),
     'googlenet_small': ('googlenet', {'num_classes': 10}, (1, 3, 64, 64), False),

@@ -43,7 +43,11 @@ def replay(data, case, rtol=1e-5, atol=1e-6):
     args = {n: mx.nd.array(x, ctx=ctx, dtype=x.dtype) for n, x in zip(names, inputs)}
     grads = {n: mx.nd.zeros(x.shape, ctx=ctx, dtype=x.dtype) for n, x in zip(names, inputs)}
     req = {n: ('write' if i in case['grads'] else 'null') for i, n in enumerate(names)}
-    exe = sym.bind(ctx, args, args_grad=grads, grad_req=req)
+    shapes = sym.infer_shape(**{n: x.shape for n, x in zip(names, inputs)})[2]
+    aux = {name: (mx.nd.ones if name.endswith('var') else mx.nd.zeros)(shape, ctx=ctx,
+                                                                        dtype=inputs[0].dtype)
+           for name, shape in zip(sym.list_auxiliary_states(), shapes)}
+    exe = sym.bind(ctx, args, args_grad=grads, grad_req=req, aux_states=aux)
     outs = exe.forward(is_train=True)
     assert len(outs) == case['n_out'], (key, len(outs), case['n_out'])
     for i, out in enumerate(outs):

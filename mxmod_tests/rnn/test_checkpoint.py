@@ -46,8 +46,9 @@ def test_do_rnn_checkpoint_period(tmp_path):
     callback = mx.rnn.do_rnn_checkpoint([cell], str(tmp_path / 'm'), period=2)
     for epoch in range(4):
         callback(epoch, out[0], args, {})
-    assert sorted(p.name for p in tmp_path.iterdir()) == ['m-0002.params', 'm-0004.params',
-                                                          'm-symbol.json']
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'm-0002.manifest.json', 'm-0002.params', 'm-0004.manifest.json', 'm-0004.params',
+        'm-symbol.json']
     assert 'arg:g_i2h_r_weight' in mx.nd.load(str(tmp_path / 'm-0002.params'))
 
 

@@ -139,7 +139,8 @@ def test_copy_pickle_and_json_roundtrip(tmp_path):
     with pytest.raises(mx.MXNetError, match='nope.json'):
         mx.sym.load(str(tmp_path / 'nope.json'))
     bad = tmp_path / 'bad.json'
-    bad.write_text('{"nodes": [{"op": "NoSuchOp", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]}')
+    bad.write_text('{"nodes": [{"op": "NoSuchOp", "name": "x", "inputs": []}], "arg_nodes": [], '
+                     '"heads": [[0, 0, 0]]}')
     with pytest.raises(mx.MXNetError, match='NoSuchOp'):
         mx.sym.load(str(bad))
 

@@ -65,6 +65,9 @@ NAMES = {
     'resnet101': (lambda: resnet([3, 4, 23, 3], [256, 512, 1024, 2048], 1000, True, True),
                   (3, 224, 224), 32),
     'mlp50m': (lambda: mlp([4096, 4096, 4096], 3072, 1000), (3072,), 64),
+    # the same parameter count in eight hidden layers: each gradient is an eighth of the bytes,
+    # so less of them is final only when backward ends
+    'mlp50m_deep': (lambda: mlp([2432] * 8, 3072, 1000), (3072,), 64),
 }
 
 

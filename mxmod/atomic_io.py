@@ -1,0 +1,160 @@
+"""Durable, all-or-nothing file writes (every ``.params``, ``.states`` and ``-symbol.json``).
+
+A file is written to a temporary in its own folder, flushed to disk (``fsync``), renamed over the
+target, and the folder is flushed so that the rename survives a crash. A temporary is named
+``.<target>.tmp-<pid>@<host>.<random>``: a save that was killed leaves one behind, and the next
+save into that folder removes the temporaries whose process no longer runs on this host."""
+import os
+import re
+import socket
+import tempfile
+
+from .base import MXNetError
+
+__all__ = ['write_file_atomic', 'stage_file', 'new_stage_name', 'commit_staged', 'discard_staged', 'fsync_dir',
+           'remove_stale_temporaries', 'SaveDirectoryError']
+
+_HOST = re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname())[:64] or 'host'
+_TEMP_PATTERN = re.compile(r'^\..+\.tmp-(\d+)@([A-Za-z0-9_-]+)\.[A-Za-z0-9_]+$')
+
+
+def _read_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()   # read once at import: os.umask is process-wide, not thread-safe
+
+
+class SaveDirectoryError(MXNetError, FileNotFoundError):
+    """The folder a file is saved into does not exist (also a FileNotFoundError)."""
+
+
+def _pid_alive(pid):
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:      # exists, but belongs to someone else
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder):
+    """Delete the temporaries of killed saves in ``folder`` (this host's dead processes only).
+
+    Returns
+    -------
+    list of str
+        The removed paths.
+    """
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        match = _TEMP_PATTERN.match(name)
+        if match is None or match.group(2) != _HOST or _pid_alive(int(match.group(1))):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            os.unlink(path)
+            removed.append(path)
+        except OSError:
+            pass     # another process removed it first, or it is not ours to remove
+    return removed
+
+
+def fsync_dir(folder):
+    """Flush a folder's entries (renames, new files) to disk where the platform allows it."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass        # some file systems cannot sync a directory; the rename is still atomic
+    finally:
+        os.close(handle)
+
+
+def _folder_of(fname):
+    folder = os.path.dirname(os.path.abspath(fname))
+    if not os.path.isdir(folder):
+        raise SaveDirectoryError('cannot save %r: its directory %r does not exist (create it '
+                                 'first)' % (fname, folder))
+    return folder
+
+
+def stage_file(fname, data):
+    """Write ``data`` to a synced temporary beside ``fname``; return the temporary's path.
+
+    Parameters
+    ----------
+    fname : str
+        The final name (its folder must exist).
+    data : bytes or str
+        The contents (str is written as UTF-8).
+    """
+    fname = os.fspath(fname)
+    folder = _folder_of(fname)
+    remove_stale_temporaries(folder)
+    prefix = '.%s.tmp-%d@%s.' % (os.path.basename(fname), os.getpid(), _HOST)
+    handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    try:
+        with os.fdopen(handle, 'wb') as out:
+            out.write(data.encode('utf-8') if isinstance(data, str) else data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)   # the permissions a plain open() would give
+    except BaseException:
+        discard_staged(tmp)
+        raise
+    return tmp
+
+
+def new_stage_name(fname):
+    """A fresh temporary name beside ``fname`` for a writer that creates the file itself."""
+    fname = os.fspath(fname)
+    folder = _folder_of(fname)
+    prefix = '.%s.tmp-%d@%s.' % (os.path.basename(fname), os.getpid(), _HOST)
+    handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    os.close(handle)
+    return tmp
+
+
+def commit_staged(tmp, fname):
+    """Rename a staged temporary over ``fname`` (atomic on POSIX and Windows)."""
+    os.replace(tmp, os.fspath(fname))
+
+
+def discard_staged(tmp):
+    """Remove a staged temporary if it is still there."""
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def write_file_atomic(fname, data):
+    """Write ``data`` (bytes or str) to ``fname`` through a synced temporary in the same folder
+    that replaces it only once complete, so a failed or killed write never destroys an earlier
+    file; the folder is synced after the rename.
+
+    Parameters
+    ----------
+    fname : str
+    data : bytes or str
+    """
+    tmp = stage_file(fname, data)
+    try:
+        commit_staged(tmp, fname)
+    except BaseException:
+        discard_staged(tmp)
+        raise
+    fsync_dir(os.path.dirname(os.path.abspath(fname)))
