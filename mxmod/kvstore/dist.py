@@ -18,9 +18,19 @@ from . import mpi_comm
 from .bucketing import Bucketer
 from .compression import create_compression
 from .local import KVStore, _dense
+from .sparse_values import is_row_sparse
+from .sparse_wire import allgather_rows, host_rows, sum_rows
+from .stats import CommStats
 from .twobit_wire import pack, packed_size, unpack_add
 
 __all__ = ['DistKVStore']
+
+
+def _count_rows(row_ids):
+    """Number of row ids in a row_sparse_pull's ``row_ids`` argument."""
+    if isinstance(row_ids, (list, tuple)):
+        return sum(_count_rows(r) for r in row_ids)
+    return int(row_ids.size) if row_ids is not None else 0
 
 
 class DistKVStore(KVStore):
@@ -48,6 +58,7 @@ class DistKVStore(KVStore):
         self._bucketer = Bucketer(self._coll)
         self._wire_compression = None
         self._comm_buf = {}
+        self._stats = CommStats()
 
     # ---- properties ----------------------------------------------------------
     @property
@@ -80,7 +91,23 @@ class DistKVStore(KVStore):
         self._coll.begin('init')
         self._check_same_everywhere(signature)
         super(DistKVStore, self).init(key, value)
-        self._bucketer.bcast([self._store[k]._data for k, _ in pairs])
+        self._bucketer.bcast([self._store[k]._data for k, _ in pairs
+                              if not is_row_sparse(self._store[k])])
+        for k, _ in pairs:
+            if is_row_sparse(self._store[k]):
+                self._bcast_rows(self._store[k])
+
+    def _bcast_rows(self, stored):
+        """Make a row_sparse store value rank 0's (its row count, then row ids and values)."""
+        storage = stored._data
+        count = np.array([storage.indices.shape[0]], dtype=np.int64)
+        self._coll.Bcast(count)
+        nrows = int(count[0])
+        if self.rank != 0:
+            storage.indices = np.empty(nrows, dtype=storage.indices.dtype)
+            storage.data = np.empty((nrows,) + tuple(storage.shape[1:]), dtype=storage.dtype)
+        self._coll.Bcast(storage.indices.view(np.uint8))
+        self._coll.Bcast(storage.data.reshape(-1).view(np.uint8))
 
     def _check_same_everywhere(self, signature):
         everyone = self._coll.allgather(signature)
@@ -114,14 +141,44 @@ class DistKVStore(KVStore):
                     raise MXNetError('%s: shape mismatch for key %r: stored %s, pushed %s'
                                      % (what, k, stored.shape, tuple(val.shape)))
         self._coll.begin(what)
-        merged = [(k, self._merge(k, [_dense(v) for v in vals])) for k, vals in pairs]
-        if self._wire_compression is not None:
+        sparse = [(k, vals) for k, vals in pairs if all(is_row_sparse(v) for v in vals)]
+        merged = [(k, self._merge(k, [_dense(v) for v in vals])) for k, vals in pairs
+                  if not all(is_row_sparse(v) for v in vals)]
+        if not merged:
+            results = []
+        elif self._wire_compression is not None:
             results = self._reduce_compressed(merged)
         else:
             results = self._reduce_dense(merged)
+        # row_sparse gradients travel as (row ids, values) in the same call
+        results += [(k, self._gather_rows(k, self._merge(k, vals))) for k, vals in sparse]
         for k, result in results:
             if result is not None:
                 self._apply(k, result)
+
+    def _gather_rows(self, key, merged):
+        """The sum over all workers of one row_sparse value: every worker's rows are
+        all-gathered (ids + values, variable length) and summed in rank order."""
+        ids, values = host_rows(merged._data)
+        shape, dtype = tuple(merged.shape), merged.dtype
+        parts, sent, received = allgather_rows(self._coll, ids, values, shape, dtype)
+        total = sum_rows(parts, shape, dtype)
+        self._stats.add_sparse(sent * (self.num_workers - 1), received,
+                               sum(p[0].shape[0] for p in parts) - ids.shape[0])
+        result = from_xp(total, cpu())
+        return result if merged.context == cpu() else result.as_in_context(merged.context)
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Copy the rows ``row_ids`` of each key into row_sparse outputs (from this worker's
+        replica of the store: every worker holds the summed, updated rows)."""
+        super(DistKVStore, self).row_sparse_pull(key, out, priority, row_ids)
+        self._stats.add(rows_requested=_count_rows(row_ids))
+
+    def comm_stats(self):
+        """This worker's communication counters since the store was created (a dict): bytes
+        sent and received for dense and sparse values, rows transferred, and the embedding
+        cache's counters when one is set (see :class:`~mxmod.kvstore.stats.CommStats`)."""
+        return self._stats.snapshot()
 
     def pushpull(self, key, value, out=None, priority=0):
         """Push ``value`` then pull into ``out`` (into ``value`` in place when ``out`` is None).
@@ -152,6 +209,7 @@ class DistKVStore(KVStore):
         self._coll.begin('pushpull')
         self._bucketer.allreduce([(vals[0]._data, vals[0]._data, self._store[k]._data)
                                   for k, vals in pairs])
+        self._stats.add_dense(sum(vals[0]._data.nbytes for _, vals in pairs), self.num_workers)
         return True
 
     def _in_place_ok(self, key, val):
@@ -185,6 +243,7 @@ class DistKVStore(KVStore):
             pairs.append((value._data, dst))
             results.append((k, result))
         self._bucketer.allreduce(pairs)
+        self._stats.add_dense(sum(src.nbytes for src, _ in pairs), self.num_workers)
         return results
 
     def _reduce_compressed(self, merged):

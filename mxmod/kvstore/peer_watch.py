@@ -292,6 +292,17 @@ class WatchedComm(object):
             self.comm.Allgather(sendbuf, recvbuf)
         charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Allgatherv')
+    def Allgatherv(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
+        """``MPI_Allgatherv``: every worker's variable-length buffer; ``recvbuf`` is
+        ``[array, (counts, displacements)]``."""
+        started = now()
+        if self.armed:
+            self._watched(self.comm.Iallgatherv(sendbuf, recvbuf))
+        else:
+            self.comm.Allgatherv(sendbuf, recvbuf)
+        charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
+
     @traced('KVStore', 'MPI_Barrier')
     def Barrier(self):  # pylint: disable=invalid-name
         """``MPI_Barrier``."""
