@@ -13,7 +13,9 @@ from ..context import cpu
 from ..ndarray.ndarray import from_xp
 from . import mpi_comm, net_emulation
 from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
+from .sparse_wire import row_bytes, unpack_rows
 from .twobit_wire import packed_size, unpack_add
+from ..sparse_storage import INDEX_DTYPE, RowSparseStorage, rsp_gather, to_dense
 
 __all__ = ['ParameterServer', 'main']
 
@@ -23,6 +25,7 @@ class _Store(object):
 
     def __init__(self):
         self.values = {}
+        self.first_row = {}      # row_sparse key -> the table row this server's shard starts at
         self.updater = None
 
 
@@ -45,6 +48,8 @@ class ParameterServer(object):
         self.pushes = 0
         self._handlers = {'init': self._init, 'push': self._push, 'pull': self._pull,
                           'pushpull': self._pushpull, 'optimizer': self._optimizer,
+                          'init_rows': self._init_rows, 'push_rows': self._push_rows,
+                          'pull_rows': self._pull_rows,
                           'updater': self._updater, 'sync': self._ack,
                           'get_states': self._get_states, 'set_states': self._set_states}
 
@@ -92,6 +97,47 @@ class ParameterServer(object):
         store.values[key] = from_xp(data, cpu())
         self._ack(src, store, key, extra)
 
+    def _init_rows(self, src, store, key, extra):
+        """This server's shard of a row_sparse table: rows [first, first + len) as a
+        row_sparse value holding every row of the shard."""
+        shape, dtype, first = extra
+        data = np.empty(shape, dtype=np.dtype(dtype))
+        self.comm.Recv(data, source=src, tag=TAG_DATA)
+        ids = np.arange(shape[0], dtype=INDEX_DTYPE)
+        store.values[key] = from_xp(RowSparseStorage(data, ids, shape), cpu())
+        store.first_row[key] = int(first)
+        self._ack(src, store, key, extra)
+
+    def _shard(self, store, key, src):
+        stored = self._stored(store, key, src)
+        if key not in store.first_row:
+            raise MXNetError('kvstore server: rank %d sent rows for key %r, which is not a '
+                             'row_sparse table' % (src, key))
+        return stored, store.first_row[key]
+
+    def _push_rows(self, src, store, key, extra):
+        """A row_sparse gradient for some rows of this shard: the optimizer updates them only
+        (MXNet's lazy update)."""
+        stored, first = self._shard(store, key, src)
+        nrows = int(extra)
+        buf = np.empty(nrows * row_bytes(stored.shape, stored.dtype), dtype=np.uint8)
+        self.comm.Recv(buf, source=src, tag=TAG_DATA)
+        ids, values = unpack_rows(buf, nrows, stored.shape, stored.dtype)
+        if store.updater is None:
+            raise MXNetError('kvstore server: a push to key %r arrived before any optimizer was '
+                             'set (dist_async needs kv.set_optimizer on the workers)' % (key,))
+        grad = RowSparseStorage(values, ids - first, stored.shape)
+        store.updater(key, from_xp(grad, cpu()), stored)
+        self.pushes += 1
+
+    def _pull_rows(self, src, store, key, extra):
+        """Send the current values of the requested rows of this shard."""
+        stored, first = self._shard(store, key, src)
+        ids = np.empty(int(extra), dtype=INDEX_DTYPE)
+        self.comm.Recv(ids, source=src, tag=TAG_DATA)
+        rows = rsp_gather(stored._data, ids - first)
+        self.comm.Send(np.ascontiguousarray(rows), dest=src, tag=TAG_REPLY)
+
     def _stored(self, store, key, src):
         if key not in store.values:
             raise MXNetError('kvstore server: rank %d used key %r, which was never initialized '
@@ -116,8 +162,8 @@ class ParameterServer(object):
         self.pushes += 1
 
     def _pull(self, src, store, key, extra):
-        self.comm.Send(np.ascontiguousarray(self._stored(store, key, src)._data), dest=src,
-                       tag=TAG_REPLY)
+        value = self._stored(store, key, src)._data
+        self.comm.Send(np.ascontiguousarray(to_dense(value)), dest=src, tag=TAG_REPLY)
 
     def _pushpull(self, src, store, key, extra):
         self._push(src, store, key, extra)

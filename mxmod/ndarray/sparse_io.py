@@ -5,6 +5,8 @@ its dtype and shape (row_sparse: indices; csr: indptr, indices), then the value 
 index bytes. Shapes are an int32 ndim followed by int64 dims; everything is little-endian."""
 import struct
 
+import math
+
 import numpy as np
 
 from ..base import MXNetError
@@ -74,6 +76,10 @@ def read_sparse(reader, stype_code, index, dtype_of_flag, dev_types):
     if any(f not in dtype_of_flag for f in flags):
         reader.fail('array %d has dtype codes %s, expected some of %s'
                     % (index, flags, sorted(dtype_of_flag)))
+    if stype_code == 1 and math.prod(storage_shape) == 0 and aux_specs[0][1]:
+        # MXNet sizes a row_sparse record's values by its row ids when the storage shape it
+        # wrote is empty (a lazily grown optimizer state is saved that way)
+        storage_shape = (aux_specs[0][1][0],) + tuple(shape[1:])
     data = _read_array(reader, np.dtype(dtype_of_flag[flag]), storage_shape,
                        'values of array %d' % index)
     aux = [_read_array(reader, np.dtype(dtype_of_flag[f]), s, 'indices of array %d' % index)

@@ -61,6 +61,10 @@ def _resolve(module, name):
     learning-rate schedulers (MXNet's names or the classes' own), nothing else."""
     if (module, name) == _NDARRAY:
         return _PickledNDArray
+    if module == 'mxnet.ndarray.sparse' and name in ('RowSparseNDArray', 'CSRNDArray'):
+        # sparse states (lazy optimizers on row_sparse weights), as MXNet pickles them
+        from ..ndarray import sparse_ndarray  # pylint: disable=import-outside-toplevel
+        return getattr(sparse_ndarray, name)
     from .base import Optimizer  # pylint: disable=import-outside-toplevel
     from .. import lr_scheduler  # pylint: disable=import-outside-toplevel
     if module in _MXNET_OPTIMIZER_MODULES:

@@ -130,3 +130,27 @@ def test_sparse_embedding_fit_matches_single_process(kvtype, sparse_single, tmp_
     assert stats['stat_sparse_bytes_sent'] / steps < 0.02 * table_bytes
     assert stats['stat_rows_transferred'] / steps <= stats['touched_rows']
     assert stats['stat_rows_requested'] > 0
+
+
+def test_row_sparse_tables_sharded_on_async_servers():
+    """dist_async with 2 servers: a row_sparse table is split by rows between the servers,
+    pushes and row_sparse_pull move only the rows involved, lazy (momentum) SGD on the servers,
+    optimizer states saved from and loaded into the shards (sparse_async.py checks numpy)."""
+    out, _ = launch_ok('sparse_async.py', servers=2)
+    assert 'OK 0' in out and 'OK 1' in out, out
+
+
+def test_sparse_embedding_fit_async_pulls_only_batch_rows(tmp_path):
+    """Module.fit with dist_async on the embedding model: per step each worker asks the servers
+    for its batch's rows only (the table is fetched whole once, by get_params at the end), and
+    no row_sparse pull falls back to fetching the table."""
+    path = str(tmp_path / 'a.npz')
+    launch_ok('sparse_fit.py', ['dist_async', path], servers=2)
+    stats = dict(np.load(path.replace('.npz', '.rank0.npz')))
+    rows, dim = stats['embed_weight'].shape
+    steps, touched = stats['steps'], stats['touched_rows']
+    per_step_rows = (stats['stat_rows_transferred'] - rows) / steps
+    assert 0 < per_step_rows <= touched
+    assert stats['stat_sparse_bytes_received'] == stats['stat_rows_transferred'] * dim * 4
+    # dense traffic: the fc parameters only, never the table
+    assert stats['stat_dense_bytes_received'] < 0.1 * stats['embed_weight'].nbytes

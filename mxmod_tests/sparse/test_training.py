@@ -94,3 +94,29 @@ def test_two_devices_equal_one(kvstore):
     for name in ('weight', 'bias'):
         np.testing.assert_allclose(two[name].asnumpy(), one[name].asnumpy(), rtol=1e-5,
                                    atol=1e-6)
+
+
+def test_sparse_optimizer_states_from_mxnet_load_and_continue():
+    """MXNet 1.9.1 pickles a lazy SGD's row_sparse momentum as
+    mxnet.ndarray.sparse.RowSparseNDArray: the states file it wrote loads (restricted unpickler)
+    and the next update continues from it; mxmod's own dump round-trips too."""
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
+    with open(os.path.join(FIXTURES, 'sgd_momentum_rsp.states'), 'rb') as fin:
+        updater.set_states(fin.read())
+    mom = updater.states[0]
+    assert mom.stype == 'row_sparse'
+    want = np.zeros((6, 2), np.float32)
+    want[[1, 4]] = -0.1
+    np.testing.assert_allclose(mom.asnumpy(), want, rtol=1e-7)
+    # MXNet's weight after its one update, then a second update here
+    weight = np.arange(12, dtype=np.float32).reshape(6, 2)
+    weight[[1, 4]] -= 0.1
+    w = mx.nd.array(weight).tostype('row_sparse')
+    updater(0, mx.nd.sparse.row_sparse_array((np.ones((1, 2), np.float32), [4]), shape=(6, 2)),
+            w)
+    expect = weight.copy()
+    expect[4] += 0.9 * -0.1 - 0.1
+    np.testing.assert_allclose(w.asnumpy(), expect, rtol=1e-6)
+    again = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
+    again.set_states(updater.get_states(False))
+    np.testing.assert_array_equal(again.states[0].asnumpy(), updater.states[0].asnumpy())
