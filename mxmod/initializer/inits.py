@@ -16,14 +16,34 @@ __all__ = ['Zero', 'One', 'Constant', 'Uniform', 'Normal', 'Orthogonal', 'Xavier
            'Bilinear', 'LSTMBias']
 
 
+# host draws are made this many values at a time: a large table never needs its float64 draw
+# in memory at once (the values are the same as one draw of the whole table)
+_DRAW_BLOCK = 1 << 22
+
+
+def _fill(arr, method, a, b):
+    """Fill ``arr`` with ``stream.<method>(a, b)`` draws from its device's stream."""
+    stream = rng.generator(arr.context)
+    draw = getattr(stream, method)
+    if not isinstance(stream, np.random.RandomState) or arr.size <= _DRAW_BLOCK:
+        assign(arr, draw(a, b, size=arr.shape))
+        return
+    host = np.empty(arr.shape, dtype=arr.dtype)
+    flat = host.reshape(-1)
+    for start in range(0, flat.size, _DRAW_BLOCK):
+        stop = min(start + _DRAW_BLOCK, flat.size)
+        flat[start:stop] = draw(a, b, size=stop - start)
+    assign(arr, host)
+
+
 def _fill_uniform(arr, low, high):
     """Fill ``arr`` with U(low, high) draws from its device's stream."""
-    assign(arr, rng.generator(arr.context).uniform(low, high, size=arr.shape))
+    _fill(arr, 'uniform', low, high)
 
 
 def _fill_normal(arr, loc, scale):
     """Fill ``arr`` with N(loc, scale^2) draws from its device's stream."""
-    assign(arr, rng.generator(arr.context).normal(loc, scale, size=arr.shape))
+    _fill(arr, 'normal', loc, scale)
 
 
 @register
