@@ -15,12 +15,18 @@ from ..base import MXNetError
 from ..context import cpu
 from ..ndarray.ndarray import from_xp
 from . import mpi_comm
+from .base import check_new_keys
 from .bucketing import Bucketer
 from .compression import create_compression
-from .local import KVStore, _dense
+from .local import KVStore, _dense, _stype
+from .server_link import ServerLink
+from .sharded import RowTables, checked_rows, join_states, next_store_id
 from .sparse_values import is_row_sparse
 from .sparse_wire import allgather_rows, host_rows, sum_rows
 from .stats import CommStats
+from . import net_emulation
+from .embedding_cache import EmbeddingCache, POLICIES
+from ..sparse_storage import RowSparseStorage
 from .twobit_wire import pack, packed_size, unpack_add
 
 __all__ = ['DistKVStore']
@@ -33,7 +39,7 @@ def _count_rows(row_ids):
     return int(row_ids.size) if row_ids is not None else 0
 
 
-class DistKVStore(KVStore):
+class DistKVStore(ServerLink, KVStore):
     """A key-value store shared by the MPI worker processes of a job.
 
     Parameters
@@ -59,6 +65,14 @@ class DistKVStore(KVStore):
         self._wire_compression = None
         self._comm_buf = {}
         self._stats = CommStats()
+        self._cache = None
+        self._tables = None
+        if self._world.num_servers:
+            # hybrid: row_sparse tables live on the server ranks, dense values are all-reduced
+            self._peer = net_emulation.wrap(self._world.comm)
+            self._watch = self._world.watch
+            self._sid = next_store_id()
+            self._tables = RowTables(self)
 
     # ---- properties ----------------------------------------------------------
     @property
@@ -72,8 +86,14 @@ class DistKVStore(KVStore):
         return self._comm.Get_size()
 
     def barrier(self):
-        """Wait until every worker reaches this point."""
+        """Wait until every worker reaches this point (and the servers applied this worker's
+        pushes)."""
+        if self._tables is not None:
+            self._tables.settle()
         self._coll.barrier('barrier')
+
+    def _on_servers(self, key):
+        return self._tables is not None and key in self._tables
 
     # ---- init ----------------------------------------------------------------------
     def init(self, key, value):
@@ -86,16 +106,30 @@ class DistKVStore(KVStore):
         key : int, str or list of them
         value : NDArray or list of NDArray (one per key)
         """
-        _, pairs = self._pairs(key, value, 'init')
+        kind, pairs = self._pairs(key, value, 'init')
         signature = [(k, tuple(v[0].shape), str(v[0].dtype)) for k, v in pairs]
         self._coll.begin('init')
         self._check_same_everywhere(signature)
-        super(DistKVStore, self).init(key, value)
-        self._bucketer.bcast([self._store[k]._data for k, _ in pairs
-                              if not is_row_sparse(self._store[k])])
-        for k, _ in pairs:
-            if is_row_sparse(self._store[k]):
-                self._bcast_rows(self._store[k])
+        served = [(k, v) for k, v in pairs if self._tables is not None and is_row_sparse(v[0])]
+        served_keys = set(k for k, _ in served)
+        local = [(k, v) for k, v in pairs if k not in served_keys]
+        if served:
+            check_new_keys(served, self._store)
+            for k, vals in served:
+                # the table lives on the servers; the worker keeps its shape and dtype only
+                self._tables.init(k, vals[0], sync=True)
+                from ..ndarray.sparse import zeros  # pylint: disable=import-outside-toplevel
+                self._store[k] = zeros('row_sparse', vals[0].shape, dtype=vals[0].dtype)
+            if kind is not None:
+                self._key_kind = kind
+            self._coll.barrier('init')
+        if local:
+            super(DistKVStore, self).init([k for k, _ in local], [v[0] for _, v in local])
+            self._bucketer.bcast([self._store[k]._data for k, _ in local
+                                  if not is_row_sparse(self._store[k])])
+            for k, _ in local:
+                if is_row_sparse(self._store[k]):
+                    self._bcast_rows(self._store[k])
 
     def _bcast_rows(self, stored):
         """Make a row_sparse store value rank 0's (its row count, then row ids and values)."""
@@ -140,6 +174,12 @@ class DistKVStore(KVStore):
                 if tuple(val.shape) != tuple(stored.shape):
                     raise MXNetError('%s: shape mismatch for key %r: stored %s, pushed %s'
                                      % (what, k, stored.shape, tuple(val.shape)))
+        for k, vals in pairs:
+            if self._on_servers(k):
+                self._push_rows(k, vals)
+        pairs = [(k, vals) for k, vals in pairs if not self._on_servers(k)]
+        if not pairs:
+            return
         self._coll.begin(what)
         sparse = [(k, vals) for k, vals in pairs if all(is_row_sparse(v) for v in vals)]
         merged = [(k, self._merge(k, [_dense(v) for v in vals])) for k, vals in pairs
@@ -156,6 +196,16 @@ class DistKVStore(KVStore):
             if result is not None:
                 self._apply(k, result)
 
+    def _push_rows(self, key, vals):
+        """This worker's push of a synchronous round of a server-held table (through the
+        embedding cache when one is set)."""
+        merged = self._merge(key, vals if all(is_row_sparse(v) for v in vals)
+                             else [v.tostype('row_sparse') for v in vals])
+        ids, values = host_rows(merged._data)
+        if self._cache is not None and key in self._cache:
+            ids, values = self._cache.write(key, ids, values)
+        self._tables.push(key, ids, values)
+
     def _gather_rows(self, key, merged):
         """The sum over all workers of one row_sparse value: every worker's rows are
         all-gathered (ids + values, variable length) and summed in rank order."""
@@ -169,10 +219,255 @@ class DistKVStore(KVStore):
         return result if merged.context == cpu() else result.as_in_context(merged.context)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Copy the rows ``row_ids`` of each key into row_sparse outputs (from this worker's
-        replica of the store: every worker holds the summed, updated rows)."""
-        super(DistKVStore, self).row_sparse_pull(key, out, priority, row_ids)
-        self._stats.add(rows_requested=_count_rows(row_ids))
+        """Copy the rows ``row_ids`` of each key into row_sparse outputs: from this worker's
+        replica of the store (every worker holds the summed, updated rows), or for a table on
+        the servers, from the servers (or the embedding cache) for these rows only."""
+        if out is None or row_ids is None:
+            raise MXNetError('row_sparse_pull needs both out= and row_ids=')
+        _, pairs = self._pairs(key, out, 'row_sparse_pull')
+        if not any(self._on_servers(k) for k, _ in pairs):
+            super(DistKVStore, self).row_sparse_pull(key, out, priority, row_ids)
+            self._stats.add(rows_requested=_count_rows(row_ids))
+            return
+        flat_ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
+        flat_ids = [r for ids in flat_ids
+                    for r in (ids if isinstance(ids, (list, tuple)) else [ids])]
+        n_outs = sum(len(outs) for _, outs in pairs)
+        if len(flat_ids) not in (1, n_outs):
+            raise MXNetError('row_sparse_pull: %d row_ids for %d outputs' % (len(flat_ids), n_outs))
+        pos = 0
+        for k, outs in pairs:
+            stored = self._stored(k, 'row_sparse_pull')
+            for dst in outs:
+                if _stype(dst) != 'row_sparse':
+                    raise MXNetError('row_sparse_pull: output for key %r has storage type %r; '
+                                     'expected row_sparse (use pull for dense arrays)'
+                                     % (k, _stype(dst)))
+                ids = flat_ids[pos if len(flat_ids) > 1 else 0]
+                pos += 1
+                if not self._on_servers(k):
+                    super(DistKVStore, self).row_sparse_pull(k, dst, priority, ids)
+                    self._stats.add(rows_requested=_count_rows(ids))
+                    continue
+                rows = checked_rows(k, ids, stored.shape[0])
+                values = self._read_rows(k, rows)
+                dst[:] = from_xp(RowSparseStorage(values, rows, stored.shape),
+                                 cpu()).as_in_context(dst.context)
+
+    def _read_rows(self, key, rows):
+        """Rows ``rows`` of a server-held table, as of every round this worker pushed to."""
+        if self._cache is not None and key in self._cache and \
+                rows.shape[0] < self._tables.tables[key].shape[0]:
+            return self._cache.read(key, rows)
+        if self._cache is not None and key in self._cache:
+            self._cache.read(key, rows[:0])       # finish a prefetch under way
+        return self._tables.fetch(key, rows)
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Copy the value of each key into its output array(s); a table on the servers is
+        fetched whole (row_sparse outputs are skipped unless ``ignore_sparse`` is False)."""
+        if out is None:
+            raise MXNetError('pull: out must be given (the array(s) to copy key %r into)' % (key,))
+        _, pairs = self._pairs(key, out, 'pull')
+        if not any(self._on_servers(k) for k, _ in pairs):
+            super(DistKVStore, self).pull(key, out, priority, ignore_sparse)
+            return
+        for k, outs in pairs:
+            if not self._on_servers(k):
+                super(DistKVStore, self).pull(k, outs, priority, ignore_sparse)
+                continue
+            outs = [dst for dst in outs if not (ignore_sparse and _stype(dst) == 'row_sparse')]
+            if not outs:
+                continue
+            stored = self._stored(k, 'pull')
+            for dst in outs:
+                if tuple(dst.shape) != tuple(stored.shape):
+                    raise MXNetError('pull: shape mismatch for key %r: stored %s, out %s'
+                                     % (k, stored.shape, tuple(dst.shape)))
+            self._tables.settle()
+            whole = np.empty(stored.shape, dtype=stored.dtype)
+            self._wait_requests(self._tables.pull_whole(k, whole), self._world.server_ranks,
+                                'pull')
+            for dst in outs:
+                dst[:] = from_xp(whole, cpu()).as_in_context(dst.context)
+
+    # ---- optimizer (hybrid: the servers update the tables) -----------------------------
+    def set_optimizer(self, optimizer):
+        """Apply ``optimizer`` at every push: to the dense values on every worker's replica and,
+        with server ranks, to the row_sparse tables on the servers."""
+        from ..optimizer import get_updater  # pylint: disable=import-outside-toplevel
+        KVStore._set_updater(self, get_updater(optimizer))
+        if self._tables is not None:
+            from ..optimizer.pickling import dumps  # pylint: disable=import-outside-toplevel
+            self._ship_to_servers('optimizer', dumps(optimizer))
+
+    def _set_updater(self, updater):
+        """Set ``updater(key, merged, stored)``; with server ranks it is also sent to them (it
+        must be picklable)."""
+        KVStore._set_updater(self, updater)
+        if self._tables is not None and updater is not None:
+            import pickle  # pylint: disable=import-outside-toplevel
+            try:
+                blob = pickle.dumps(updater)
+            except Exception as err:  # pylint: disable=broad-except
+                raise TypeError('kvstore %r updates its row_sparse tables on the server '
+                                'processes, so the updater must be picklable; pickling %r '
+                                'failed: %s' % (self.type, updater, err)) from err
+            self._ship_to_servers('updater', blob)
+
+    set_updater = _set_updater
+
+    def _ship_to_servers(self, op, blob):
+        if self.rank == 0:
+            self._ask_all(op, blob)
+        self._coll.barrier('set_optimizer')
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Write the optimizer states (with server ranks: the dense values' states of this
+        worker and the tables' states gathered from the servers) to ``fname``."""
+        if self._tables is None or not self._tables.tables:
+            super(DistKVStore, self).save_optimizer_states(fname, dump_optimizer)
+            return
+        from ..optimizer.pickling import dumps, loads  # pylint: disable=import-outside-toplevel
+        from ..base import write_file_atomic  # pylint: disable=import-outside-toplevel
+        updater = self._need_updater('save_optimizer_states')
+        self._tables.settle()
+        states = dict(updater.states)
+        shards = {}
+        for blob in self._ask_all('get_states', False):
+            for key, state in loads(blob).items():
+                if key in self._tables:
+                    shards.setdefault(key, []).append(state)
+        for key, parts in shards.items():
+            states[key] = join_states(parts)
+        write_file_atomic(fname, dumps((states, updater.optimizer) if dump_optimizer
+                                       else states))
+
+    def load_optimizer_states(self, fname):
+        """Load states written by :meth:`save_optimizer_states`; a table's states go to the
+        servers (each its rows), the others to this worker's updater. Every worker calls it."""
+        if self._tables is None or not self._tables.tables:
+            super(DistKVStore, self).load_optimizer_states(fname)
+            return
+        from ..optimizer.pickling import dumps, load_states  # pylint: disable=import-outside-toplevel
+        updater = self._need_updater('load_optimizer_states')
+        with open(fname, 'rb') as fin:
+            states, optimizer = load_states(fin.read(), fname)
+        local = {k: v for k, v in states.items() if k not in self._tables}
+        updater.set_states(dumps((local, optimizer) if optimizer is not None else local))
+        self._tables.settle()
+        if self.rank == 0:
+            for index, server in enumerate(self._world.server_ranks):
+                mine = {k: v for k, v in self._tables.split_states(states, index).items()
+                        if k in self._tables}
+                self._ask(server, 'set_states', None,
+                          dumps((mine, optimizer) if optimizer is not None else mine))
+        self._coll.barrier('load_optimizer_states')
+
+    # ---- embedding cache --------------------------------------------------------------
+    def set_embedding_cache(self, policy='lfu', capacity=0.1, bound=100, prefetch=True,
+                            keys=None):
+        """Cache embedding rows of the server-held row_sparse tables on this worker, with
+        bounded staleness (HET): a cached row is read without asking the servers while it is at
+        most ``bound`` updates behind, and its gradients are pushed once ``bound`` updates are
+        pending, when it is evicted, and at :meth:`flush` (Module calls it at epoch ends and
+        before checkpoints). ``bound=0`` gives the parameters of the run without a cache.
+
+        Every worker must call it, after ``init`` of the tables.
+
+        Parameters
+        ----------
+        policy : {'lru', 'lfu'}
+            Which row to evict: least recently or least frequently read.
+        capacity : int or float
+            Rows cached per table: a number of rows, or a fraction (0, 1] of each table's rows.
+        bound : int
+            Largest staleness, in updates, of a read or a pending write (>= 0).
+        prefetch : bool
+            Let ``Module.fit`` read the next batch's rows while the current batch computes.
+        keys : list, optional
+            The tables to cache (default: every row_sparse table of the store).
+        """
+        if self._tables is None:
+            raise MXNetError('set_embedding_cache: kvstore %r has no server ranks to hold the '
+                             'tables; launch with server processes (python -m mxmod.launch -n W '
+                             '-s S ...) and use dist_sync, dist_device_sync or dist_async'
+                             % self.type)
+        if not isinstance(policy, str) or policy.lower() not in POLICIES:
+            raise MXNetError('set_embedding_cache: policy=%r is not supported; allowed values: %s'
+                             % (policy, ', '.join(repr(p) for p in POLICIES)))
+        if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 0:
+            raise MXNetError('set_embedding_cache: bound=%r must be an integer >= 0 (the largest '
+                             'staleness in updates; 0 disables staleness)' % (bound,))
+        if isinstance(capacity, bool) or not isinstance(capacity, (int, float, np.integer,
+                                                                   np.floating)):
+            raise MXNetError('set_embedding_cache: capacity=%r must be a number of rows (int >= '
+                             '1) or a fraction of each table in (0, 1]' % (capacity,))
+        if isinstance(capacity, (float, np.floating)):
+            if not 0.0 < float(capacity) <= 1.0:
+                raise MXNetError('set_embedding_cache: capacity=%r as a fraction must be in '
+                                 '(0, 1]' % (capacity,))
+            capacity = float(capacity)
+        elif capacity < 1:
+            raise MXNetError('set_embedding_cache: capacity=%r must be >= 1 row' % (capacity,))
+        else:
+            capacity = int(capacity)
+        tables = list(self._tables.tables)
+        if keys is None:
+            keys = tables
+        else:
+            keys = list(keys) if isinstance(keys, (list, tuple)) else [keys]
+            for k in keys:
+                if k not in self._tables:
+                    raise MXNetError('set_embedding_cache: key %r is not a row_sparse table of '
+                                     'this store; tables: %s' % (k, tables))
+        if not keys:
+            raise MXNetError('set_embedding_cache: this store holds no row_sparse table yet; '
+                             'call init with the row_sparse parameters first')
+        self._tables.settle()
+        self._cache = EmbeddingCache(self._tables, keys, policy.lower(), capacity, int(bound),
+                                     bool(prefetch), self._stats)
+
+    def prefetch(self, key, row_ids):
+        """Start reading rows ``row_ids`` of ``key`` for the step after this worker's next push
+        (used by ``Module.fit`` when the embedding cache prefetches)."""
+        if self._cache is None or key not in self._cache:
+            return
+        rows = checked_rows(key, row_ids, self._store[key].shape[0])
+        self._cache.prefetch(key, rows)
+
+    @property
+    def prefetching(self):
+        """Whether reads of the next batch's rows may start early (a cache with prefetch)."""
+        return self._cache is not None and self._cache.prefetch_on
+
+    def flush(self):
+        """Push every update the embedding cache holds back (a round of every cached table);
+        a collective call: every worker calls it at the same point."""
+        if self._cache is None:
+            return
+        for key in self._cache.caches:
+            ids, values = self._cache.drain(key)
+            self._tables.push(key, ids, values)
+        self._tables.settle()
+
+    def row_versions(self, key, row_ids):
+        """The servers' version (updates applied) of rows ``row_ids`` of a server-held table,
+        and this worker's cached version of them (-1: not cached); for diagnostics."""
+        rows = checked_rows(key, row_ids, self._store[key].shape[0])
+        server = self._tables.versions(key, rows)
+        mine = np.full(rows.shape[0], -1, dtype=np.int64)
+        if self._cache is not None and key in self._cache:
+            cache = self._cache.caches[key]
+            slots = cache.slot_of[rows]
+            mine[slots >= 0] = cache.version[slots[slots >= 0]]
+        return server, mine
+
+    def cache_pending(self, key):
+        """The most updates a row of ``key`` has waiting in the embedding cache."""
+        if self._cache is None or key not in self._cache:
+            return 0
+        return self._cache.caches[key].max_pending()
 
     def comm_stats(self):
         """This worker's communication counters since the store was created (a dict): bytes

@@ -21,16 +21,15 @@ from .base import check_new_keys
 from .compression import create_compression
 from .dist import DistKVStore
 from .local import _dense, _stype
+from .sharded import RowTables, checked_rows, join_states, next_store_id
 from .sparse_values import is_row_sparse
-from .sparse_wire import host_rows, pack_rows, row_bytes, shard_bounds, split_rows
+from .sparse_wire import host_rows
 from .stats import CommStats
-from ..sparse_storage import INDEX_DTYPE, RowSparseStorage
+from ..sparse_storage import RowSparseStorage
 from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
 from .twobit_wire import pack
 
 __all__ = ['DistAsyncKVStore']
-
-_STORE_IDS = [0]
 
 
 def _host(value):
@@ -65,54 +64,14 @@ class DistAsyncKVStore(DistKVStore):
         self._peer = net_emulation.wrap(self._world.comm)
         self._watch = self._world.watch
         self._meta = {}
-        self._bounds = {}         # row_sparse key -> first row of every server's shard, and end
         self._stats = CommStats()
         self._has_updater = False
         self._wire_compression = None
-        _STORE_IDS[0] += 1
-        self._sid = _STORE_IDS[0]
+        self._sid = next_store_id()
+        self._tables = RowTables(self)
 
     def _init_local(self, name):
         super(DistKVStore, self).__init__(name)  # pylint: disable=bad-super-call
-
-    # ---- messaging --------------------------------------------------------------
-    def _server_of(self, key):
-        return self._world.server_ranks[zlib.crc32(repr(key).encode('utf-8'))
-                                        % self._world.num_servers]
-
-    def _wait_servers(self, test, servers, what):
-        """Poll ``test`` until it is True; raise when one of ``servers`` has exited meanwhile."""
-        def blame():
-            for server in servers:
-                if server in self._watch.gone:
-                    return ('kvstore %s: %s %s while %s waits for it (%s)'
-                            % (self.type, self._watch.role(server), self._watch.left(server),
-                               self._watch.role(self._watch.rank), what))
-            return None
-        self._watch.wait(test, blame)
-
-    @traced('KVStore', 'MPI_Waitall (servers)')
-    def _wait_requests(self, requests, servers, what):
-        Testall = mpi_comm.mpi().Request.Testall  # pylint: disable=invalid-name
-        self._wait_servers(lambda: Testall(requests), servers, what)
-
-    @traced('KVStore', 'MPI_Recv (server reply)')
-    def _receive(self, server, what):
-        """The next pickled reply of ``server``."""
-        self._wait_servers(lambda: self._peer.Iprobe(source=server, tag=TAG_REPLY), [server],
-                           what)
-        return self._peer.recv(source=server, tag=TAG_REPLY)
-
-    def _ask(self, server, op, key=None, extra=None):
-        """Send a request that the server answers with a pickled reply; return the reply."""
-        self._peer.send((op, self._sid, key, extra), dest=server, tag=TAG_REQUEST)
-        reply = self._receive(server, 'its reply to %r' % op)
-        if isinstance(reply, tuple) and reply and reply[0] == 'error':
-            raise MXNetError('kvstore server (MPI rank %d): %s' % (server, reply[1]))
-        return reply
-
-    def _ask_all(self, op, extra=None):
-        return [self._ask(server, op, None, extra) for server in self._world.server_ranks]
 
     # ---- keys ---------------------------------------------------------------------
     def _stored(self, key, what):
@@ -141,7 +100,8 @@ class DistAsyncKVStore(DistKVStore):
         check_new_keys(pairs, self._meta)
         for k, vals in pairs:
             if is_row_sparse(vals[0]):
-                self._init_sharded(k, vals[0])
+                self._meta[k] = (tuple(vals[0].shape), np.dtype(vals[0].dtype))
+                self._tables.init(k, vals[0], sync=False)
                 continue
             data = _host(_dense(vals[0]))
             self._meta[k] = (tuple(data.shape), data.dtype)
@@ -155,45 +115,12 @@ class DistAsyncKVStore(DistKVStore):
             self._key_kind = kind
         self._coll.barrier('init')
 
-    def _init_sharded(self, key, value):
-        """Rank 0 sends every server its range of rows of a row_sparse table (as dense rows)."""
-        shape, dtype = tuple(value.shape), np.dtype(value.dtype)
-        self._meta[key] = (shape, dtype)
-        bounds = self._bounds[key] = shard_bounds(shape[0], self._world.num_servers)
-        if self.rank != 0:
-            return
-        ids, values = host_rows(value._data)
-        cuts = split_rows(ids, bounds)
-        for s, server in enumerate(self._world.server_ranks):
-            first, end = int(bounds[s]), int(bounds[s + 1])
-            shard = np.zeros((end - first,) + shape[1:], dtype=dtype)
-            shard[ids[cuts[s]:cuts[s + 1]] - first] = values[cuts[s]:cuts[s + 1]]
-            self._peer.send(('init_rows', self._sid, key, (shard.shape, dtype.str, first)),
-                            dest=server, tag=TAG_REQUEST)
-            self._peer.Send(shard, dest=server, tag=TAG_DATA)
-            self._receive(server, 'its reply to init of rows %d-%d of key %r'
-                          % (first, end - 1, key))
-
-    # ---- push / pull --------------------------------------------------------------------
-    def _row_pushes(self, op, key, vals):
-        """Send the rows of a row_sparse gradient to the servers holding them (no message to a
-        server none of whose rows changed)."""
+    def _row_pushes(self, key, vals):
+        """Send the rows of a row_sparse gradient to the servers holding them."""
         merged = self._merge(key, vals if all(is_row_sparse(v) for v in vals)
                              else [v.tostype('row_sparse') for v in vals])
         ids, values = host_rows(merged._data)
-        bounds = self._bounds[key]
-        cuts = split_rows(ids, bounds)
-        requests = []
-        for s, server in enumerate(self._world.server_ranks):
-            lo, hi = int(cuts[s]), int(cuts[s + 1])
-            if hi == lo:
-                continue
-            payload = pack_rows(ids[lo:hi], values[lo:hi])
-            requests.append(self._peer.isend((op, self._sid, key, hi - lo), dest=server,
-                                             tag=TAG_REQUEST))
-            requests.append(self._peer.Isend(payload, dest=server, tag=TAG_DATA))
-            self._stats.add(sparse_bytes_sent=payload.nbytes)
-        return requests
+        return self._tables.push(key, ids, values)
 
     def _payload(self, key, vals):
         merged = self._merge(key, [_dense(v) for v in vals])
@@ -211,8 +138,8 @@ class DistAsyncKVStore(DistKVStore):
                              "optimizer there; call kv.set_optimizer(...) first" % op)
         requests = []
         for k, vals in pairs:
-            if k in self._bounds:
-                requests += self._row_pushes('push_rows', k, vals)
+            if k in self._tables:
+                requests += self._row_pushes(k, vals)
                 continue
             server = self._server_of(k)
             how, payload = self._payload(k, vals)
@@ -238,7 +165,7 @@ class DistAsyncKVStore(DistKVStore):
     def _servers_of(self, pairs):
         servers = set()
         for k, _ in pairs:
-            servers.update(self._world.server_ranks if k in self._bounds
+            servers.update(self._world.server_ranks if k in self._tables
                            else [self._server_of(k)])
         return sorted(servers)
 
@@ -250,25 +177,18 @@ class DistAsyncKVStore(DistKVStore):
             shape, dtype = self._meta[k]
             buf = np.empty(shape, dtype=dtype)
             bufs.append(buf)
-            if k in self._bounds:
-                bounds = self._bounds[k]
-                for s, server in enumerate(self._world.server_ranks):
-                    requests.append(self._peer.Irecv(buf[bounds[s]:bounds[s + 1]], source=server,
-                                                     tag=TAG_REPLY))
+            if k in self._tables:
+                requests += self._tables.pull_whole(k, buf)
             else:
                 requests.append(self._peer.Irecv(buf, source=self._server_of(k), tag=TAG_REPLY))
-            self._stats.add(dense_bytes_received=buf.nbytes)
+                self._stats.add(dense_bytes_received=buf.nbytes)
         return bufs, requests
 
     def _ask_pulls(self, keys):
-        """Pull requests for ``keys`` (every server of a sharded key)."""
-        requests = []
-        for k in keys:
-            servers = self._world.server_ranks if k in self._bounds else [self._server_of(k)]
-            for server in servers:
-                requests.append(self._peer.isend(('pull', self._sid, k, None), dest=server,
-                                                 tag=TAG_REQUEST))
-        return requests
+        """Pull requests for the dense keys among ``keys`` (a sharded key's requests were sent
+        with its receives)."""
+        return [self._peer.isend(('pull', self._sid, k, None), dest=self._server_of(k),
+                                 tag=TAG_REQUEST) for k in keys if k not in self._tables]
 
     @staticmethod
     def _deliver(bufs, pairs, ignore_sparse=True):
@@ -317,7 +237,7 @@ class DistAsyncKVStore(DistKVStore):
         _, out_pairs = self._pairs(key, value if out is None else out, 'pushpull')
         self._check(pairs, 'pushpull')
         self._check(out_pairs, 'pushpull')
-        if any(k in self._bounds for k, _ in pairs):
+        if any(k in self._tables for k, _ in pairs):
             # sharded tables: the push goes to several servers, then the value is fetched back
             self.push(key, value, priority)
             self.pull(key, value if out is None else out, priority)
@@ -358,61 +278,29 @@ class DistAsyncKVStore(DistKVStore):
                                      % (k, _stype(dst)))
                 ids = flat_ids[pos if len(flat_ids) > 1 else 0]
                 pos += 1
-                jobs.append((k, dst, self._requested_rows(k, ids)))
+                jobs.append((k, dst, checked_rows(k, ids, self._meta[k][0][0])))
         fetched = self.fetch_rows([(k, ids) for k, _, ids in jobs])
         for (k, dst, ids), values in zip(jobs, fetched):
             shape = self._meta[k][0]
             dst[:] = from_xp(RowSparseStorage(values, ids, shape), cpu()).as_in_context(
                 dst.context)
 
-    def _requested_rows(self, key, row_ids):
-        """Sorted unique int64 row ids of a row_sparse_pull, checked against the table."""
-        ids = row_ids.asnumpy() if isinstance(row_ids, NDArray) else np.asarray(row_ids)
-        ids = np.unique(ids.astype(INDEX_DTYPE).reshape(-1))
-        rows = self._meta[key][0][0]
-        if ids.size and (ids[0] < 0 or ids[-1] >= rows):
-            raise MXNetError('row_sparse_pull: row id %d out of range for key %r with %d rows'
-                             % (ids[0] if ids[0] < 0 else ids[-1], key, rows))
-        return ids
-
     def fetch_rows(self, requests_):
         """Current values of rows of keys: ``[(key, sorted unique int64 ids), ...]`` ->
-        ``[values (len(ids), *row_shape), ...]``, all asked for at once. A sharded table's
-        servers are each asked for their own rows only."""
-        bufs, requests, servers = [], [], set()
-        posts = []
-        for k, ids in requests_:
-            shape, dtype = self._meta[k]
-            buf = np.empty((ids.shape[0],) + tuple(shape[1:]), dtype=dtype)
-            bufs.append(buf)
-            self._stats.add(rows_requested=int(ids.shape[0]))
-            if k not in self._bounds:
-                # a dense key on one server: fetch it whole, keep the rows asked for
-                posts.append((k, ids, buf, None))
+        ``[values (len(ids), *row_shape), ...]``. A sharded table's servers are each asked for
+        their own rows only; a dense key's value is fetched whole and the rows picked."""
+        handles = [(k, ids, self._tables.request(k, ids) if k in self._tables else None)
+                   for k, ids in requests_]
+        out = []
+        for k, ids, handle in handles:
+            if handle is not None:
+                out.append(self._tables.complete(handle)[0])
                 continue
-            cuts = split_rows(ids, self._bounds[k])
-            for s, server in enumerate(self._world.server_ranks):
-                lo, hi = int(cuts[s]), int(cuts[s + 1])
-                if hi == lo:
-                    continue
-                servers.add(server)
-                requests.append(self._peer.Irecv(buf[lo:hi], source=server, tag=TAG_REPLY))
-                requests.append(self._peer.isend(('pull_rows', self._sid, k, hi - lo),
-                                                 dest=server, tag=TAG_REQUEST))
-                requests.append(self._peer.Isend(ids[lo:hi], dest=server, tag=TAG_DATA))
-                self._stats.add(sparse_bytes_sent=ids[lo:hi].nbytes,
-                                sparse_bytes_received=buf[lo:hi].nbytes,
-                                rows_transferred=hi - lo)
-        if requests:
-            self._wait_requests(requests, sorted(servers), 'row_sparse_pull')
-        dense_keys = [k for k, _, _, _ in posts]
-        if dense_keys:
-            whole = [NDArray(np.empty(self._meta[k][0], self._meta[k][1]), cpu())
-                     for k in dense_keys]
-            self.pull(dense_keys, out=whole)
-            for (k, ids, buf, _), value in zip(posts, whole):
-                buf[...] = value.asnumpy()[ids]
-        return bufs
+            whole = NDArray(np.empty(self._meta[k][0], self._meta[k][1]), cpu())
+            self.pull(k, out=whole)
+            self._stats.add(rows_requested=int(ids.shape[0]))
+            out.append(whole.asnumpy()[ids])
+        return out
 
     # ---- synchronization and optimizer -----------------------------------------------
     def barrier(self):
@@ -463,12 +351,12 @@ class DistAsyncKVStore(DistKVStore):
             if dump_optimizer:
                 part, optimizer = part
             for key, state in part.items():
-                if key in self._bounds:
+                if key in self._tables:
                     shards.setdefault(key, []).append(state)
                 else:
                     states[key] = state
         for key, parts in shards.items():
-            states[key] = _join_states(parts)
+            states[key] = join_states(parts)
         write_file_atomic(fname, dumps((states, optimizer) if dump_optimizer else states))
 
     def load_optimizer_states(self, fname):
@@ -478,42 +366,12 @@ class DistAsyncKVStore(DistKVStore):
         with open(fname, 'rb') as fin:
             blob = fin.read()
         if self.rank == 0:
-            if not self._bounds:
+            if not self._tables.tables:
                 self._ask_all('set_states', blob)
             else:
                 states, optimizer = load_states(blob, fname)
                 for s, server in enumerate(self._world.server_ranks):
-                    mine = {key: (_slice_state(state, self._bounds[key][s],
-                                               self._bounds[key][s + 1])
-                                  if key in self._bounds else state)
-                            for key, state in states.items()}
+                    mine = self._tables.split_states(states, s)
                     part = dumps((mine, optimizer) if optimizer is not None else mine)
                     self._ask(server, 'set_states', None, part)
         self._coll.barrier('load_optimizer_states')
-
-
-def _join_states(parts):
-    """One optimizer state of a sharded table from its servers' states (in server order)."""
-    first = parts[0]
-    if first is None:
-        return None
-    if isinstance(first, (tuple, list)):
-        return type(first)(_join_states([p[i] for p in parts]) for i in range(len(first)))
-    if isinstance(first, NDArray):
-        whole = np.concatenate([p.tostype('default').asnumpy() for p in parts], axis=0)
-        value = NDArray(whole, cpu())
-        return value.tostype(first.stype) if first.stype != 'default' else value
-    return first
-
-
-def _slice_state(state, first, end):
-    """The rows [first, end) of an optimizer state of a sharded table."""
-    if state is None:
-        return None
-    if isinstance(state, (tuple, list)):
-        return type(state)(_slice_state(s, first, end) for s in state)
-    if isinstance(state, NDArray):
-        rows = state.tostype('default').asnumpy()[int(first):int(end)]
-        value = NDArray(np.ascontiguousarray(rows), cpu())
-        return value.tostype(state.stype) if state.stype != 'default' else value
-    return state

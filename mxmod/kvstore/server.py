@@ -4,6 +4,7 @@ It runs on the last ``MXMOD_NUM_SERVERS`` ranks of the MPI world (``python -m mx
 starts it there), holds the keys assigned to it, applies the optimizer to each push as it arrives
 and answers pulls, until every worker has said it is done. Any error raises, which (under
 ``python -m mpi4py``) aborts the whole job with the traceback on stderr."""
+import collections
 import pickle
 
 import numpy as np
@@ -12,8 +13,8 @@ from ..base import MXNetError
 from ..context import cpu
 from ..ndarray.ndarray import from_xp
 from . import mpi_comm, net_emulation
-from .mpi_comm import TAG_DATA, TAG_REPLY, TAG_REQUEST
-from .sparse_wire import row_bytes, unpack_rows
+from .mpi_comm import TAG_ACK, TAG_DATA, TAG_REPLY, TAG_REQUEST
+from .sparse_wire import row_bytes, sum_rows, unpack_rows
 from .twobit_wire import packed_size, unpack_add
 from ..sparse_storage import INDEX_DTYPE, RowSparseStorage, rsp_gather, to_dense
 
@@ -25,8 +26,21 @@ class _Store(object):
 
     def __init__(self):
         self.values = {}
-        self.first_row = {}      # row_sparse key -> the table row this server's shard starts at
+        self.tables = {}         # row_sparse key -> _Shard
         self.updater = None
+
+
+class _Shard(object):
+    """A server's range of rows of a row_sparse table: where it starts, the version of every
+    row (how many updates it got), and for a synchronous table the rounds applied and the pushes
+    waiting for their round (per worker rank)."""
+
+    def __init__(self, first, rows, workers):
+        self.first = first
+        self.workers = workers
+        self.versions = np.zeros(rows, dtype=np.int64)
+        self.rounds = 0
+        self.queue = {}
 
 
 class ParameterServer(object):
@@ -49,7 +63,7 @@ class ParameterServer(object):
         self._handlers = {'init': self._init, 'push': self._push, 'pull': self._pull,
                           'pushpull': self._pushpull, 'optimizer': self._optimizer,
                           'init_rows': self._init_rows, 'push_rows': self._push_rows,
-                          'pull_rows': self._pull_rows,
+                          'pull_rows': self._pull_rows, 'row_versions': self._row_versions,
                           'updater': self._updater, 'sync': self._ack,
                           'get_states': self._get_states, 'set_states': self._set_states}
 
@@ -99,44 +113,88 @@ class ParameterServer(object):
 
     def _init_rows(self, src, store, key, extra):
         """This server's shard of a row_sparse table: rows [first, first + len) as a
-        row_sparse value holding every row of the shard."""
-        shape, dtype, first = extra
+        row_sparse value holding every row of the shard. ``workers`` > 0 makes it a
+        synchronous table (updates applied in rounds of one push per worker)."""
+        shape, dtype, first, workers = extra
         data = np.empty(shape, dtype=np.dtype(dtype))
         self.comm.Recv(data, source=src, tag=TAG_DATA)
         ids = np.arange(shape[0], dtype=INDEX_DTYPE)
         store.values[key] = from_xp(RowSparseStorage(data, ids, shape), cpu())
-        store.first_row[key] = int(first)
+        store.tables[key] = _Shard(int(first), shape[0], int(workers))
         self._ack(src, store, key, extra)
 
     def _shard(self, store, key, src):
         stored = self._stored(store, key, src)
-        if key not in store.first_row:
+        if key not in store.tables:
             raise MXNetError('kvstore server: rank %d sent rows for key %r, which is not a '
                              'row_sparse table' % (src, key))
-        return stored, store.first_row[key]
+        return stored, store.tables[key]
 
     def _push_rows(self, src, store, key, extra):
-        """A row_sparse gradient for some rows of this shard: the optimizer updates them only
-        (MXNet's lazy update)."""
-        stored, first = self._shard(store, key, src)
+        """Rows of a gradient for this shard. Async tables: the optimizer updates them now
+        (MXNet's lazy update). Sync tables: the push waits for the other workers' pushes of
+        the same round; the round's sum is applied at once and acknowledged to every worker."""
+        stored, shard = self._shard(store, key, src)
         nrows = int(extra)
         buf = np.empty(nrows * row_bytes(stored.shape, stored.dtype), dtype=np.uint8)
         self.comm.Recv(buf, source=src, tag=TAG_DATA)
         ids, values = unpack_rows(buf, nrows, stored.shape, stored.dtype)
-        if store.updater is None:
+        if not shard.workers:
+            self._apply_rows(store, key, stored, shard, ids - shard.first, values)
+            return
+        shard.queue.setdefault(src, collections.deque()).append((ids - shard.first, values))
+        if len(shard.queue) < shard.workers or not all(shard.queue.values()):
+            return
+        parts = [shard.queue[rank].popleft() for rank in sorted(shard.queue)]
+        total = sum_rows(parts, stored.shape, stored.dtype)
+        if total.indices.shape[0] or store.updater is None:
+            self._apply_rows(store, key, stored, shard, total.indices, total.data)
+        shard.rounds += 1
+        done = np.array([shard.rounds], dtype=np.int64)
+        for rank in sorted(shard.queue):
+            self.comm.Send(done, dest=rank, tag=TAG_ACK)
+
+    def _apply_rows(self, store, key, stored, shard, ids, values):
+        if store.updater is None and not shard.workers:
             raise MXNetError('kvstore server: a push to key %r arrived before any optimizer was '
                              'set (dist_async needs kv.set_optimizer on the workers)' % (key,))
-        grad = RowSparseStorage(values, ids - first, stored.shape)
-        store.updater(key, from_xp(grad, cpu()), stored)
+        if store.updater is None:
+            # no optimizer (a store used for sums): the round's sum becomes the value, as a
+            # local store's does (rows not pushed are zero)
+            stored._data.data[...] = 0
+            stored._data.data[ids] = values
+        else:
+            grad = RowSparseStorage(values, ids, stored.shape)
+            store.updater(key, from_xp(grad, cpu()), stored)
+        shard.versions[ids] += 1
         self.pushes += 1
 
     def _pull_rows(self, src, store, key, extra):
-        """Send the current values of the requested rows of this shard."""
-        stored, first = self._shard(store, key, src)
-        ids = np.empty(int(extra), dtype=INDEX_DTYPE)
+        """Send the current values of the requested rows of this shard; with the versions of
+        the worker's copies, first every row's version and the round count, then only the rows
+        that are absent there or more than ``bound`` versions behind."""
+        stored, shard = self._shard(store, key, src)
+        nrows, bound, tag = extra
+        ids = np.empty(int(nrows), dtype=INDEX_DTYPE)
         self.comm.Recv(ids, source=src, tag=TAG_DATA)
-        rows = rsp_gather(stored._data, ids - first)
-        self.comm.Send(np.ascontiguousarray(rows), dest=src, tag=TAG_REPLY)
+        local = ids - shard.first
+        if bound is None:
+            self.comm.Send(np.ascontiguousarray(rsp_gather(stored._data, local)), dest=src,
+                           tag=tag)
+            return
+        theirs = np.empty(int(nrows), dtype=np.int64)
+        self.comm.Recv(theirs, source=src, tag=TAG_DATA)
+        current = shard.versions[local]
+        self.comm.Send(np.concatenate([current, [shard.rounds]]).astype(np.int64), dest=src,
+                       tag=tag)
+        sent = (theirs < 0) | (current - theirs > int(bound))
+        if sent.any():
+            self.comm.Send(np.ascontiguousarray(rsp_gather(stored._data, local[sent])), dest=src,
+                           tag=tag)
+
+    def _row_versions(self, src, store, key, extra):
+        _, shard = self._shard(store, key, src)
+        self._ack(src, store, key, extra, shard.versions[np.asarray(extra) - shard.first].copy())
 
     def _stored(self, store, key, src):
         if key not in store.values:

@@ -329,6 +329,10 @@ class BaseModule(object):
         raise NotImplementedError()
 
     # ---- computation (abstract) ---------------------------------------------------------
+    def prefetch(self, data_batch, sparse_row_id_fn):
+        """Start reading the rows ``data_batch`` will need (an embedding cache that prefetches);
+        here a no-op."""
+
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Prepare for ``data_batch`` (switch bucket, pull row_sparse rows); here a no-op."""
         if sparse_row_id_fn is not None:

@@ -69,8 +69,18 @@ def train_epoch(module, epoch, train_data, eval_metric, batch_end_callback, moni
     next_data_batch = next(data_iter)
     nbatch = 0
     name_values = []
+    kv = getattr(module, '_kvstore', None)
+    early = sparse_row_id_fn is not None and bool(getattr(kv, 'prefetching', False))
     while next_data_batch is not None:
         data_batch = next_data_batch
+        if early:
+            # the embedding cache reads the next batch's rows while this one computes
+            try:
+                upcoming = next(data_iter)
+            except StopIteration:
+                upcoming = None
+            if upcoming is not None:
+                module.prefetch(upcoming, sparse_row_id_fn)
         if monitor is not None:
             monitor.tic()
         if PROFILER.api:
@@ -79,7 +89,12 @@ def train_epoch(module, epoch, train_data, eval_metric, batch_end_callback, moni
             module.forward_backward(data_batch)
             module.update()
             update_metric_for(module, eval_metric, data_batch)
-        next_data_batch = _next_prepared(module, data_iter, sparse_row_id_fn)
+        if early:
+            if upcoming is not None:
+                module.prepare(upcoming, sparse_row_id_fn=sparse_row_id_fn)
+            next_data_batch = upcoming
+        else:
+            next_data_batch = _next_prepared(module, data_iter, sparse_row_id_fn)
         if monitor is not None:
             monitor.toc_print()
         if next_data_batch is None:

@@ -239,6 +239,9 @@ class Module(OptimizerMixin, BaseModule):
         """Copy the (device-averaged) parameters into the module's CPU dicts."""
         self._exec_group.get_params(self._arg_params, self._aux_params)
         if self._kvstore and self._update_on_kvstore:
+            if hasattr(self._kvstore, 'flush'):
+                # the embedding cache's held-back updates reach the servers first
+                self._kvstore.flush()
             for name, value in sorted(self._arg_params.items()):
                 if getattr(value, 'stype', 'default') == 'row_sparse':
                     from ..ndarray import arange  # pylint: disable=import-outside-toplevel

@@ -16,7 +16,8 @@ class OptimizerMixin(object):
     """init_optimizer / borrow_optimizer / update / optimizer states for Module."""
 
     def init_optimizer(self, kvstore='local', optimizer='sgd',
-                       optimizer_params=(('learning_rate', 0.01),), force_init=False):
+                       optimizer_params=(('learning_rate', 0.01),), force_init=False,
+                       embedding_cache=None):
         """Create the kvstore (if any) and the optimizer.
 
         Parameters
@@ -28,6 +29,9 @@ class OptimizerMixin(object):
             (for ``__lr_mult__``/``__wd_mult__``) and the index -> name table.
         optimizer_params : dict or pairs, default (('learning_rate', 0.01),)
         force_init : bool, default False
+        embedding_cache : dict or True, optional
+            mxmod: arguments of ``kv.set_embedding_cache`` (True for its defaults), applied once
+            the parameters are in the store (a distributed store with server ranks).
         """
         self._require('init_optimizer')
         self._drain_comm()
@@ -58,6 +62,12 @@ class OptimizerMixin(object):
             _initialize_kvstore(kvstore=kv, param_arrays=self._exec_group.param_arrays,
                                 arg_params=self._arg_params, param_names=self._param_names,
                                 update_on_kvstore=update_on_kvstore)
+        if embedding_cache:
+            if not kv or not hasattr(kv, 'set_embedding_cache'):
+                raise MXNetError('init_optimizer: embedding_cache needs a distributed kvstore '
+                                 'with server ranks (dist_sync, dist_device_sync or dist_async '
+                                 'under mxmod.launch -s S), got kvstore=%r' % (kvstore,))
+            kv.set_embedding_cache(**({} if embedding_cache is True else dict(embedding_cache)))
         if not update_on_kvstore:
             self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
@@ -165,6 +175,19 @@ class OptimizerMixin(object):
         self._require('load_optimizer_states', binded=False, params=False, optimizer=True)
         self._drain_comm()
         checkpointing.load_module_states(self, fname)
+
+    def prefetch(self, data_batch, sparse_row_id_fn):
+        """Start reading the row_sparse rows ``data_batch`` will need (mxmod: with a kvstore
+        whose embedding cache prefetches, ``fit`` calls it for the next batch before computing
+        the current one; :meth:`prepare` then completes the reads)."""
+        kv = self._kvstore
+        if sparse_row_id_fn is None or not kv or not self._update_on_kvstore or \
+                not getattr(kv, 'prefetching', False):
+            return
+        for name, row_id in sparse_row_id_fn(data_batch).items():
+            idx = self._exec_group.param_names.index(name)
+            if getattr(self._exec_group.param_arrays[idx][0], 'stype', 'default') == 'row_sparse':
+                kv.prefetch(name, row_id)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Pull the rows of row_sparse parameters the next batch needs (kvstore updates only)."""

@@ -3,9 +3,12 @@
 Usage: sparse_fit.py KVSTORE OUT.npz [EPOCHS]
 KVSTORE is 'dist_sync', 'dist_device_sync' (two devices per worker), 'dist_async' or 'single'
 (one process, the whole batch, the local store). Each worker trains on its slice of every
-global batch; ``prepare`` pulls the rows of each batch (``sparse_row_id_fn``). Writes the final
+global batch; ``fit`` pulls the rows of each batch (``sparse_row_id_fn``). With server ranks
+the table lives on the servers (hybrid); ``SPARSE_FIT_CACHE=policy:capacity:bound:prefetch``
+sets an embedding cache. Writes the final
 parameters (all rows, pulled from the store) to OUT.npz (``.rank<r>`` inserted for workers), and
 this worker's ``comm_stats()`` counters and steps."""
+import os
 import sys
 
 import numpy as np
@@ -60,17 +63,21 @@ def main(kvtype, out, epochs=2):
     mod = mx.mod.Module(network(), context=ctxs)
     mod.bind(data_shapes=train.provide_data, label_shapes=train.provide_label)
     mod.init_params(arg_params=initial_params())
+    cache = os.environ.get('SPARSE_FIT_CACHE')       # policy:capacity:bound:prefetch
+    if cache:
+        policy, capacity, bound, prefetch = cache.split(':')
+        cache = dict(policy=policy, capacity=float(capacity) if '.' in capacity
+                     else int(capacity), bound=int(bound), prefetch=prefetch == '1')
     mod.init_optimizer(kvstore=kv, optimizer='sgd',
                        optimizer_params={'learning_rate': 0.5, 'momentum': 0.9, 'wd': 1e-4,
-                                         'rescale_grad': 1.0 / GLOBAL_BATCH})
-    steps = 0
-    for _ in range(epochs):
-        train.reset()
-        for batch in train:
-            mod.prepare(batch, sparse_row_id_fn=batch_rows)
-            mod.forward_backward(batch)
-            mod.update()
-            steps += 1
+                                         'rescale_grad': 1.0 / GLOBAL_BATCH},
+                       embedding_cache=cache or None)
+    steps = [0]
+
+    def count(_):
+        steps[0] += 1
+    mod.fit(train, num_epoch=epochs, sparse_row_id_fn=batch_rows, batch_end_callback=count)
+    steps = steps[0]
     arg_params, _ = mod.get_params()
     result = {k: v.tostype('default').asnumpy() for k, v in arg_params.items()}
     if kvtype != 'single':

@@ -1,0 +1,315 @@
+"""A worker-side cache of embedding rows with bounded staleness (HET's cache-enabled hybrid
+training), in front of the sharded row_sparse tables of the parameter servers.
+
+Every cached row carries the version it had on its server when it was read (how many updates it
+had had) and a round from which its lag is counted. Reads and writes follow the bound ``b``:
+
+- A read uses a cached row without asking anyone while it is provably at most ``b`` versions
+  behind. With a synchronous table a server updates a row at most once per round and cannot
+  finish a round without this worker's push, so a row read when the server had applied ``r``
+  rounds is at most ``k - r`` behind once this worker has made ``k`` pushes. Other rows are
+  checked: the worker sends their ids and versions and the server sends back only the rows that
+  are more than ``b`` versions behind (and every row's current version). An asynchronous table
+  gives no such proof, so its cached rows are always checked (still without moving their values
+  while they are fresh enough).
+- A write adds the row's gradient to the row's pending sum; the sum is pushed when ``b`` updates
+  are pending (every step when ``b`` is 0 or 1), when the row is evicted, and on :meth:`flush`
+  (epoch ends and checkpoint saves), so no update waits more than ``b`` steps.
+
+Eviction is LRU (least recently read) or LFU (least often read). ``prefetch`` reads the rows of
+the next batch while the current one computes; when the rows are used, any row the prefetch could
+not prove fresh enough for the later round is read again."""
+import time
+
+import numpy as np
+
+from ..base import MXNetError
+from .sparse_wire import sum_rows
+
+__all__ = ['EmbeddingCache', 'TableCache', 'POLICIES']
+
+POLICIES = ('lru', 'lfu')
+
+
+class TableCache(object):
+    """The cached rows of one table.
+
+    Parameters
+    ----------
+    key : int or str
+    shape : tuple
+        The table's shape (rows first).
+    dtype : numpy dtype
+    capacity : int
+        Rows kept at most.
+    policy : {'lru', 'lfu'}
+    bound : int
+        Largest staleness allowed, in updates.
+    """
+
+    def __init__(self, key, shape, dtype, capacity, policy, bound):
+        self.key = key
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.capacity = int(capacity)
+        self.policy = policy
+        self.bound = int(bound)
+        row_shape = self.shape[1:]
+        self.slot_of = np.full(self.shape[0], -1, dtype=np.int64)
+        self.row_of = np.full(self.capacity, -1, dtype=np.int64)
+        self.values = np.zeros((self.capacity,) + row_shape, dtype=self.dtype)
+        self.version = np.zeros(self.capacity, dtype=np.int64)
+        self.base = np.zeros(self.capacity, dtype=np.int64)
+        self.pending = np.zeros((self.capacity,) + row_shape, dtype=self.dtype)
+        self.npending = np.zeros(self.capacity, dtype=np.int64)
+        self.score = np.zeros(self.capacity, dtype=np.int64)
+        self.free = list(range(self.capacity - 1, -1, -1))
+        self.tick = 0
+        self.evicted = []            # (ids, pending sums) of evicted rows not yet pushed
+        self.prefetched = None       # (ids, the handle of the read under way, its round)
+
+    # ---- reads -------------------------------------------------------------------------
+    def split(self, ids, use_round, sync):
+        """Which of ``ids`` the cache can serve at ``use_round`` without asking (mask), and
+        the versions to send for the others (-1: not cached)."""
+        slots = self.slot_of[ids]
+        cached = slots >= 0
+        fresh = np.zeros(ids.shape[0], dtype=bool)
+        if sync:
+            fresh[cached] = use_round - self.base[slots[cached]] <= self.bound
+        need = ~fresh
+        versions = np.where(cached, self.version[np.maximum(slots, 0)], -1)[need]
+        return fresh, need, versions
+
+    def serve(self, ids, fresh, need, answer, use_round, stats):
+        """Merge the servers' ``answer`` = (values, versions, rounds, sent) for ``ids[need]``
+        into the cache and return the rows of ``ids`` (cached rows and the rows received)."""
+        values, current, rounds, sent = answer
+        out = np.empty((ids.shape[0],) + self.shape[1:], dtype=self.dtype)
+        slots = self.slot_of[ids]
+        out[fresh] = self.values[slots[fresh]]
+        staleness = [int((use_round - self.base[slots[fresh]]).max())] if fresh.any() else []
+        need_ids, need_slots = ids[need], slots[need]
+        kept = ~sent                          # cached and fresh enough: values not sent
+        if kept.any():
+            kslots = need_slots[kept]
+            lag = current[kept] - self.version[kslots]
+            self.base[kslots] = rounds[kept] - lag
+            staleness.append(int(lag.max()))
+        need_out = np.empty((need_ids.shape[0],) + self.shape[1:], dtype=self.dtype)
+        need_out[kept] = self.values[need_slots[kept]]
+        need_out[sent] = values
+        out[need] = need_out
+        # rows received: refresh cached ones, insert the others while there is room
+        got_ids, got_slots = need_ids[sent], need_slots[sent]
+        again = got_slots >= 0
+        self.values[got_slots[again]] = values[again]
+        self.version[got_slots[again]] = current[sent][again]
+        self.base[got_slots[again]] = rounds[sent][again]
+        new = ~again
+        if new.any():
+            inserted = self._insert(got_ids[new], values[new], current[sent][new],
+                                    rounds[sent][new], protect=ids, stats=stats)
+            stats.add(cache_evictions=inserted)
+        self._touch(self.slot_of[ids])
+        hits = int(fresh.sum() + kept.sum())
+        stats.add(cache_hits=hits, cache_misses=int(sent.sum()),
+                  max_staleness=max(staleness) if staleness else 0)
+        return out
+
+    def _touch(self, slots):
+        slots = slots[slots >= 0]
+        self.tick += 1
+        if self.policy == 'lfu':
+            self.score[slots] += 1
+        else:
+            self.score[slots] = self.tick
+
+    def _insert(self, ids, values, versions, rounds, protect, stats):
+        """Cache rows ``ids`` (evicting the lowest-scored rows not in ``protect`` when full);
+        returns the number of rows evicted."""
+        room = len(self.free)
+        evicted = 0
+        if room < ids.shape[0]:
+            movable = self.row_of >= 0
+            held = self.slot_of[protect]
+            movable[held[held >= 0]] = False
+            candidates = np.flatnonzero(movable)
+            want = min(ids.shape[0] - room, candidates.shape[0])
+            if want:
+                order = np.argpartition(self.score[candidates], want - 1)[:want]
+                victims = candidates[order]
+                self._evict(victims)
+                evicted = int(victims.shape[0])
+        count = min(len(self.free), ids.shape[0])
+        if count:
+            slots = np.array([self.free.pop() for _ in range(count)], dtype=np.int64)
+            self.row_of[slots] = ids[:count]
+            self.slot_of[ids[:count]] = slots
+            self.values[slots] = values[:count]
+            self.version[slots] = versions[:count]
+            self.base[slots] = rounds[:count]
+            self.npending[slots] = 0
+            self.pending[slots] = 0
+            self.score[slots] = 0
+        return evicted
+
+    def _evict(self, slots):
+        waiting = slots[self.npending[slots] > 0]
+        if waiting.shape[0]:
+            self.evicted.append((self.row_of[waiting].copy(), self.pending[waiting].copy()))
+        self.slot_of[self.row_of[slots]] = -1
+        self.row_of[slots] = -1
+        self.npending[slots] = 0
+        self.free.extend(int(s) for s in slots)
+
+    # ---- writes ------------------------------------------------------------------------
+    def write(self, ids, grads, stats, everything=False):
+        """Add a step's gradient rows; returns the (ids, sums) to push now: rows not cached,
+        rows with ``bound`` pending updates, rows evicted since the last push (``everything``:
+        every pending row)."""
+        slots = self.slot_of[ids]
+        cached = slots >= 0
+        cslots = slots[cached]
+        self.pending[cslots] += grads[cached]
+        self.npending[cslots] += 1
+        if everything:
+            due_slots = np.flatnonzero(self.npending > 0)
+        else:
+            due_slots = cslots[self.npending[cslots] >= max(self.bound, 1)]
+        parts = [(ids[~cached], grads[~cached])] if (~cached).any() else []
+        parts += self.evicted
+        self.evicted = []
+        if due_slots.shape[0]:
+            parts.append((self.row_of[due_slots].copy(), self.pending[due_slots].copy()))
+            self.pending[due_slots] = 0
+            self.npending[due_slots] = 0
+        stats.add(pushes_deferred=int(cached.sum()) - int(np.isin(cslots, due_slots).sum()))
+        total = sum_rows(parts, self.shape, self.dtype)
+        return total.indices, total.data
+
+    def max_pending(self):
+        """The most updates any cached row has waiting."""
+        return int(self.npending.max()) if self.capacity else 0
+
+
+class EmbeddingCache(object):
+    """The caches of a store's row_sparse tables (see the module's description).
+
+    Parameters
+    ----------
+    tables : RowTables
+        The store's sharded tables.
+    keys : list
+        The tables to cache.
+    policy : str
+    capacity : int or float
+        Rows per table (an int), or a fraction of each table's rows (a float in (0, 1]).
+    bound : int
+    prefetch : bool
+    stats : CommStats
+    """
+
+    def __init__(self, tables, keys, policy, capacity, bound, prefetch, stats):
+        self.tables = tables
+        self.bound = bound
+        self.prefetch_on = prefetch
+        self.stats = stats
+        self.caches = {}
+        for key in keys:
+            table = tables.tables[key]
+            rows = table.shape[0]
+            count = int(round(capacity * rows)) if isinstance(capacity, float) else capacity
+            if count > rows:
+                raise MXNetError('set_embedding_cache: capacity=%r is %d rows, more than the %d '
+                                 'rows of table %r (use at most its rows, or a fraction in '
+                                 '(0, 1])' % (capacity, count, rows, key))
+            self.caches[key] = TableCache(key, table.shape, table.dtype, max(count, 1), policy,
+                                          bound)
+
+    def __contains__(self, key):
+        return key in self.caches
+
+    def read(self, key, ids):
+        """The current rows ``ids`` (sorted, unique) of ``key`` within the bound; completes a
+        prefetch of the same rows when one is under way."""
+        cache = self.caches[key]
+        table = self.tables.tables[key]
+        tic = time.perf_counter()
+        self.tables.settle()
+        use_round = table.rounds
+        ready = cache.prefetched
+        cache.prefetched = None
+        if ready is not None:
+            pids, handle, fresh, need = ready
+            answer = _nothing(cache) if isinstance(handle, _Done) else \
+                self.tables.complete(handle)
+            rows = cache.serve(pids, fresh, need, answer, use_round, self.stats)
+            if pids.shape[0] == ids.shape[0] and np.array_equal(pids, ids):
+                # rows the prefetch could not prove fresh enough for this round: read again
+                fresh, need, versions = cache.split(ids, use_round, table.sync)
+                if need.any():
+                    answer = self.tables.complete(self.tables.request(key, ids[need], versions,
+                                                                      self.bound))
+                    rows = cache.serve(ids, fresh, need, answer, use_round,
+                                       _Recount(self.stats))
+                self.stats.add(row_wait_seconds=time.perf_counter() - tic)
+                return rows
+        fresh, need, versions = cache.split(ids, use_round, table.sync)
+        answer = self.tables.complete(self.tables.request(key, ids[need], versions, self.bound)) \
+            if need.any() else _nothing(cache)
+        rows = cache.serve(ids, fresh, need, answer, use_round, self.stats)
+        self.stats.add(row_wait_seconds=time.perf_counter() - tic)
+        return rows
+
+    def prefetch(self, key, ids):
+        """Start reading rows ``ids`` for use after this worker's next push."""
+        if not self.prefetch_on or key not in self.caches:
+            return
+        cache = self.caches[key]
+        table = self.tables.tables[key]
+        if cache.prefetched is not None:
+            self.read(key, cache.prefetched[0])       # finish the one under way first
+        fresh, need, versions = cache.split(ids, table.rounds + 1, table.sync)
+        handle = self.tables.request(key, ids[need], versions, max(self.bound - 1, 0)) \
+            if need.any() else None
+        cache.prefetched = (ids, handle if handle is not None else _Done(cache), fresh, need)
+
+    def write(self, key, ids, grads):
+        """A step's gradient rows of ``key`` go through the cache; returns what to push."""
+        return self.caches[key].write(ids, grads, self.stats)
+
+    def drain(self, key):
+        """Every pending row of ``key`` (for a flush)."""
+        cache = self.caches[key]
+        empty = np.zeros(0, dtype=np.int64)
+        return cache.write(empty, np.zeros((0,) + cache.shape[1:], cache.dtype), self.stats,
+                           everything=True)
+
+
+class _Done(object):
+    """A prefetch that needed no server."""
+
+    def __init__(self, cache):
+        self.cache = cache
+
+
+def _nothing(cache):
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.zeros((0,) + cache.shape[1:], cache.dtype), empty, empty,
+            np.zeros(0, dtype=bool))
+
+
+class _Recount(object):
+    """Counters for the second read of prefetched rows: the rows it had to fetch again turn
+    hits of the prefetch into misses; nothing else is counted twice."""
+
+    def __init__(self, stats):
+        self.stats = stats
+
+    def add(self, **amounts):
+        amounts.pop('cache_hits', None)
+        again = amounts.get('cache_misses', 0)
+        if again:
+            amounts['cache_hits'] = -again
+        self.stats.add(**amounts)
