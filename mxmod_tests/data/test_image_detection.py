@@ -491,3 +491,64 @@ def test_image_det_record_iter_errors(tmp_path):
     with pytest.raises(mx.MXNetError, match='at least 7 values'):
         it.next()
     it.close()
+
+
+def test_im2rec_packed_detection_labels(items, tmp_path):
+    """A detection .lst packed by im2rec --pack-label reads back through both iterators."""
+    from mxmod.tools import im2rec
+    listed, root = items
+    prefix = str(tmp_path / 'det')
+    with open(prefix + '.lst', 'w') as handle:
+        for k, (lab, name) in enumerate(listed):
+            handle.write('\t'.join([str(k)] + ['%g' % v for v in lab] + [name]) + '\n')
+    im2rec.main(['--pack-label', '--pass-through', '--num-thread', '1', prefix, root])
+    it = mx.image.ImageDetIter(7, (3, 16, 16), path_imgrec=prefix + '.rec',
+                               path_imgidx=prefix + '.idx', inter_method=1)
+    label = it.next().label[0].asnumpy()
+    rec_it = mx.io.ImageDetRecordIter(path_imgrec=prefix + '.rec', data_shape=(3, 16, 16),
+                                      batch_size=7, verbose=False)
+    rec_label = rec_it.next().label[0].asnumpy()
+    for i in range(det_cases.DET_COUNT):
+        objects = _objects(i)
+        np.testing.assert_allclose(label[i, :len(objects)], objects, rtol=1e-5)
+        raw = det_cases.det_label(i)
+        kept = np.concatenate([raw[:int(raw[0])], objects.ravel()])
+        np.testing.assert_allclose(rec_label[i, 4:4 + kept.size], kept, rtol=1e-5)
+    # the .rec without its index: ImageDetIter reads it sequentially
+    seq = mx.image.ImageDetIter(7, (3, 16, 16), path_imgrec=prefix + '.rec', inter_method=1)
+    np.testing.assert_allclose(seq.next().label[0].asnumpy(), label)
+
+
+def test_image_det_record_iter_labels_from_list_file(tmp_path):
+    """path_imglist replaces the records' labels (found by image id): all the values between the
+    id and the path with label_width -1, the first label_width values otherwise."""
+    lst = str(tmp_path / 'labels.lst')
+    table = {}
+    with open(lst, 'w') as handle:
+        for i in range(det_cases.DET_COUNT):
+            count = 1 + (i * 2) % 3
+            objects = [[i % 4, 0.1, 0.2, 0.1 + 0.2 * (k + 1), 0.9] for k in range(count)]
+            table[i] = [2, 5] + sum(objects, [])
+            sep = '\t' if i % 2 else ' '
+            handle.write(sep.join([str(i)] + ['%g' % v for v in table[i]] + ['x.png']) + '\n')
+    it = mx.io.ImageDetRecordIter(path_imgrec=REC, path_imglist=lst, data_shape=(3, 8, 8),
+                                  batch_size=7, verbose=False)
+    widest = max(len(v) for v in table.values())
+    assert tuple(it.provide_label[0].shape) == (7, widest + 4)
+    label = it.next().label[0].asnumpy()
+    for i in range(det_cases.DET_COUNT):
+        assert label[i, 3] == len(table[i])
+        np.testing.assert_allclose(label[i, 4:4 + len(table[i])], table[i], rtol=1e-6)
+    it = mx.io.ImageDetRecordIter(path_imgrec=REC, path_imglist=lst, data_shape=(3, 8, 8),
+                                  batch_size=7, verbose=False, label_width=7)
+    assert tuple(it.provide_label[0].shape) == (7, 11)
+    label = it.next().label[0].asnumpy()
+    np.testing.assert_allclose(label[:, 4:11], [table[i][:7] for i in range(7)], rtol=1e-6)
+    missing = str(tmp_path / 'missing.lst')
+    with open(missing, 'w') as handle:
+        handle.write('0 2 5 1 0.1 0.1 0.5 0.5 x.png\n')
+    it = mx.io.ImageDetRecordIter(path_imgrec=REC, path_imglist=missing, data_shape=(3, 8, 8),
+                                  batch_size=2, verbose=False)
+    with pytest.raises(mx.MXNetError, match='id 1'):
+        it.next()
+    it.close()
