@@ -1,5 +1,6 @@
 """``mx.image`` (also ``mx.img``): image decoding, resizing, cropping and augmentation on NDArrays,
-and ImageIter over RecordIO files or image lists."""
+ImageIter over RecordIO files or image lists, and the detection augmenters and ImageDetIter
+(``mx.image.det`` / ``mx.image.detection``)."""
 from . import image  # noqa: F401
 from .image import (imread, imdecode, imresize, scale_down, copyMakeBorder,  # noqa: F401
                     resize_short, fixed_crop, random_crop, center_crop, color_normalize,
@@ -10,6 +11,11 @@ from .augmenters import (Augmenter, SequentialAug, ResizeAug, ForceResizeAug,  #
                          HueJitterAug, ColorJitterAug, LightingAug, ColorNormalizeAug,
                          RandomGrayAug, HorizontalFlipAug, CastAug, CreateAugmenter)
 from .image_iter import ImageIter  # noqa: F401
+from . import detection  # noqa: F401
+from . import detection as det  # noqa: F401
+from .detection import (DetAugmenter, DetBorrowAug, DetRandomSelectAug,  # noqa: F401
+                        DetHorizontalFlipAug, DetRandomCropAug, DetRandomPadAug,
+                        CreateMultiRandCropAugmenter, CreateDetAugmenter, ImageDetIter)
 
 for _name in ('Augmenter', 'SequentialAug', 'ResizeAug', 'ForceResizeAug', 'RandomCropAug',
               'RandomSizedCropAug', 'CenterCropAug', 'RandomOrderAug', 'BrightnessJitterAug',

@@ -184,6 +184,18 @@ class ImageRecordIter(CurrentBatchIter):
     def _default_dtype():
         return 'float32'
 
+    # the per-image work run in the worker threads: fn(it, position, seed, data, label, slot,
+    # norm) fills data[slot] and label[slot]
+    _work = staticmethod(process_image)
+
+    def _label_buffer(self):
+        """A fresh label array for one batch."""
+        return np.zeros((self.batch_size, self.label_width), np.float32)
+
+    def _flat_label(self):
+        """Whether batches carry a (batch_size,) label instead of (batch_size, width)."""
+        return self.label_width == 1
+
     def _start_epoch(self):
         self._batches = self._plan.epoch()
         self._pending = deque()
@@ -198,13 +210,13 @@ class ImageRecordIter(CurrentBatchIter):
         except StopIteration:
             return False
         data = np.zeros((self.batch_size,) + self.data_shape, self.dtype)
-        label = np.zeros((self.batch_size, self.label_width), np.float32)
+        label = self._label_buffer()
         futures = []
         for slot, pos in enumerate(positions):
             stream = self._image_counter + slot
             seed = [int(self.seed_aug) + stream + 111] if self.seed_aug is not None \
                 else [111, id(self) & 0xffffffff, stream]
-            futures.append(self._pool.submit(process_image, self, int(pos), seed,
+            futures.append(self._pool.submit(self._work, self, int(pos), seed,
                                              data, label, slot, self.norm))
         self._image_counter += len(positions)
         self._pending.append((data, label, pad, futures))
@@ -260,7 +272,7 @@ class ImageRecordIter(CurrentBatchIter):
             self._pending.clear()
             raise
         self._submit_next()
-        if self.label_width == 1:
+        if self._flat_label():
             label = label.reshape(-1)
         self._current = DataBatch(data=[from_xp(data, self._ctx)],
                                   label=[from_xp(label, self._ctx)], pad=pad,
