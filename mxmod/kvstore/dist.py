@@ -203,8 +203,22 @@ class DistKVStore(ServerLink, KVStore):
                              else [v.tostype('row_sparse') for v in vals])
         ids, values = host_rows(merged._data)
         if self._cache is not None and key in self._cache:
-            ids, values = self._cache.write(key, ids, values)
+            ids, values = self._cache.write(key, ids, values, step=self._local_step(key))
         self._tables.push(key, ids, values)
+
+    def _local_step(self, key):
+        """How the embedding cache shows this worker its own held-back updates: a plain SGD step
+        of the optimizer's learning rate, weight decay and gradient scale (the servers apply the
+        optimizer itself to the pushed sums)."""
+        optimizer = getattr(self._updater, 'optimizer', None)
+        if optimizer is None:
+            return None
+        lr = float(optimizer.learning_rate)
+        rescale, wd = float(optimizer.rescale_grad), float(optimizer.wd)
+
+        def step(values, grads):
+            return values - lr * (rescale * grads + wd * values)
+        return step
 
     def _gather_rows(self, key, merged):
         """The sum over all workers of one row_sparse value: every worker's rows are
@@ -250,6 +264,7 @@ class DistKVStore(ServerLink, KVStore):
                     self._stats.add(rows_requested=_count_rows(ids))
                     continue
                 rows = checked_rows(k, ids, stored.shape[0])
+                self._stats.add(rows_requested=_count_rows(ids))
                 values = self._read_rows(k, rows)
                 dst[:] = from_xp(RowSparseStorage(values, rows, stored.shape),
                                  cpu()).as_in_context(dst.context)
@@ -433,7 +448,7 @@ class DistKVStore(ServerLink, KVStore):
         (used by ``Module.fit`` when the embedding cache prefetches)."""
         if self._cache is None or key not in self._cache:
             return
-        rows = checked_rows(key, row_ids, self._store[key].shape[0])
+        rows = checked_rows(key, row_ids, self._tables.tables[key].shape[0])
         self._cache.prefetch(key, rows)
 
     @property
@@ -446,15 +461,20 @@ class DistKVStore(ServerLink, KVStore):
         a collective call: every worker calls it at the same point."""
         if self._cache is None:
             return
+        sends = []
         for key in self._cache.caches:
             ids, values = self._cache.drain(key)
-            self._tables.push(key, ids, values)
+            sends += self._tables.push(key, ids, values)
+        self._wait_requests(sends, self._world.server_ranks, 'flush')
         self._tables.settle()
 
     def row_versions(self, key, row_ids):
         """The servers' version (updates applied) of rows ``row_ids`` of a server-held table,
         and this worker's cached version of them (-1: not cached); for diagnostics."""
-        rows = checked_rows(key, row_ids, self._store[key].shape[0])
+        if self._tables is None or key not in self._tables:
+            raise MXNetError('row_versions: key %r is not a row_sparse table held by server '
+                             'ranks' % (key,))
+        rows = checked_rows(key, row_ids, self._tables.tables[key].shape[0])
         server = self._tables.versions(key, rows)
         mine = np.full(rows.shape[0], -1, dtype=np.int64)
         if self._cache is not None and key in self._cache:

@@ -19,7 +19,7 @@ from ..profiler.hooks import traced
 from . import mpi_comm, net_emulation
 from .base import check_new_keys
 from .compression import create_compression
-from .dist import DistKVStore
+from .dist import DistKVStore, _count_rows
 from .local import _dense, _stype
 from .sharded import RowTables, checked_rows, join_states, next_store_id
 from .sparse_values import is_row_sparse
@@ -69,6 +69,7 @@ class DistAsyncKVStore(DistKVStore):
         self._wire_compression = None
         self._sid = next_store_id()
         self._tables = RowTables(self)
+        self._cache = None
 
     def _init_local(self, name):
         super(DistKVStore, self).__init__(name)  # pylint: disable=bad-super-call
@@ -120,6 +121,8 @@ class DistAsyncKVStore(DistKVStore):
         merged = self._merge(key, vals if all(is_row_sparse(v) for v in vals)
                              else [v.tostype('row_sparse') for v in vals])
         ids, values = host_rows(merged._data)
+        if self._cache is not None and key in self._cache:
+            ids, values = self._cache.write(key, ids, values, step=None)
         return self._tables.push(key, ids, values)
 
     def _payload(self, key, vals):
@@ -279,6 +282,7 @@ class DistAsyncKVStore(DistKVStore):
                 ids = flat_ids[pos if len(flat_ids) > 1 else 0]
                 pos += 1
                 jobs.append((k, dst, checked_rows(k, ids, self._meta[k][0][0])))
+                self._stats.add(rows_requested=_count_rows(ids))
         fetched = self.fetch_rows([(k, ids) for k, _, ids in jobs])
         for (k, dst, ids), values in zip(jobs, fetched):
             shape = self._meta[k][0]
@@ -289,16 +293,20 @@ class DistAsyncKVStore(DistKVStore):
         """Current values of rows of keys: ``[(key, sorted unique int64 ids), ...]`` ->
         ``[values (len(ids), *row_shape), ...]``. A sharded table's servers are each asked for
         their own rows only; a dense key's value is fetched whole and the rows picked."""
-        handles = [(k, ids, self._tables.request(k, ids) if k in self._tables else None)
+        handles = [(k, ids, self._tables.request(k, ids)
+                    if k in self._tables and (self._cache is None or k not in self._cache)
+                    else None)
                    for k, ids in requests_]
         out = []
         for k, ids, handle in handles:
+            if self._cache is not None and k in self._cache:
+                out.append(self._cache.read(k, ids))
+                continue
             if handle is not None:
                 out.append(self._tables.complete(handle)[0])
                 continue
             whole = NDArray(np.empty(self._meta[k][0], self._meta[k][1]), cpu())
             self.pull(k, out=whole)
-            self._stats.add(rows_requested=int(ids.shape[0]))
             out.append(whole.asnumpy()[ids])
         return out
 

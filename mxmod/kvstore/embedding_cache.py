@@ -112,10 +112,8 @@ class TableCache(object):
                                     rounds[sent][new], protect=ids, stats=stats)
             stats.add(cache_evictions=inserted)
         self._touch(self.slot_of[ids])
-        hits = int(fresh.sum() + kept.sum())
-        stats.add(cache_hits=hits, cache_misses=int(sent.sum()),
-                  max_staleness=max(staleness) if staleness else 0)
-        return out
+        stats.add(max_staleness=max(staleness) if staleness else 0)
+        return out, int(sent.sum())
 
     def _touch(self, slots):
         slots = slots[slots >= 0]
@@ -164,10 +162,11 @@ class TableCache(object):
         self.free.extend(int(s) for s in slots)
 
     # ---- writes ------------------------------------------------------------------------
-    def write(self, ids, grads, stats, everything=False):
+    def write(self, ids, grads, stats, everything=False, step=None):
         """Add a step's gradient rows; returns the (ids, sums) to push now: rows not cached,
         rows with ``bound`` pending updates, rows evicted since the last push (``everything``:
-        every pending row)."""
+        every pending row). ``step(values, grads)`` applies the worker's own update to the
+        cached rows whose gradient stays pending, so that its reads see its writes."""
         slots = self.slot_of[ids]
         cached = slots >= 0
         cslots = slots[cached]
@@ -184,7 +183,11 @@ class TableCache(object):
             parts.append((self.row_of[due_slots].copy(), self.pending[due_slots].copy()))
             self.pending[due_slots] = 0
             self.npending[due_slots] = 0
-        stats.add(pushes_deferred=int(cached.sum()) - int(np.isin(cslots, due_slots).sum()))
+        kept = ~np.isin(cslots, due_slots)
+        if step is not None and kept.any():
+            held = cslots[kept]
+            self.values[held] = step(self.values[held], grads[cached][kept])
+        stats.add(pushes_deferred=int(kept.sum()))
         total = sum_rows(parts, self.shape, self.dtype)
         return total.indices, total.data
 
@@ -232,7 +235,8 @@ class EmbeddingCache(object):
 
     def read(self, key, ids):
         """The current rows ``ids`` (sorted, unique) of ``key`` within the bound; completes a
-        prefetch of the same rows when one is under way."""
+        prefetch of the same rows when one is under way. Counts a hit for every row whose
+        value did not travel for this read and a miss for every row that did."""
         cache = self.caches[key]
         table = self.tables.tables[key]
         tic = time.perf_counter()
@@ -240,31 +244,33 @@ class EmbeddingCache(object):
         use_round = table.rounds
         ready = cache.prefetched
         cache.prefetched = None
+        travelled, same = 0, False
         if ready is not None:
             pids, handle, fresh, need = ready
             answer = _nothing(cache) if isinstance(handle, _Done) else \
                 self.tables.complete(handle)
-            rows = cache.serve(pids, fresh, need, answer, use_round, self.stats)
-            if pids.shape[0] == ids.shape[0] and np.array_equal(pids, ids):
-                # rows the prefetch could not prove fresh enough for this round: read again
-                fresh, need, versions = cache.split(ids, use_round, table.sync)
-                if need.any():
-                    answer = self.tables.complete(self.tables.request(key, ids[need], versions,
-                                                                      self.bound))
-                    rows = cache.serve(ids, fresh, need, answer, use_round,
-                                       _Recount(self.stats))
-                self.stats.add(row_wait_seconds=time.perf_counter() - tic)
-                return rows
+            rows, travelled = cache.serve(pids, fresh, need, answer, use_round, self.stats)
+            same = pids.shape[0] == ids.shape[0] and np.array_equal(pids, ids)
+            if not same:
+                travelled = 0                  # prefetched other rows: this read starts anew
         fresh, need, versions = cache.split(ids, use_round, table.sync)
-        answer = self.tables.complete(self.tables.request(key, ids[need], versions, self.bound)) \
-            if need.any() else _nothing(cache)
-        rows = cache.serve(ids, fresh, need, answer, use_round, self.stats)
-        self.stats.add(row_wait_seconds=time.perf_counter() - tic)
+        if need.any() or not same:
+            # rows not cached, or not provably fresh enough for this round
+            answer = self.tables.complete(self.tables.request(key, ids[need], versions,
+                                                              self.bound)) \
+                if need.any() else _nothing(cache)
+            rows, again = cache.serve(ids, fresh, need, answer, use_round, self.stats)
+            travelled += again
+        if ids.shape[0]:
+            travelled = min(travelled, int(ids.shape[0]))
+            self.stats.add(cache_hits=int(ids.shape[0]) - travelled, cache_misses=travelled,
+                           row_wait_seconds=time.perf_counter() - tic)
         return rows
 
     def prefetch(self, key, ids):
         """Start reading rows ``ids`` for use after this worker's next push."""
-        if not self.prefetch_on or key not in self.caches:
+        if not self.prefetch_on or key not in self.caches or self.bound == 0:
+            # with bound 0 every row read before the coming round would have to be read again
             return
         cache = self.caches[key]
         table = self.tables.tables[key]
@@ -275,9 +281,9 @@ class EmbeddingCache(object):
             if need.any() else None
         cache.prefetched = (ids, handle if handle is not None else _Done(cache), fresh, need)
 
-    def write(self, key, ids, grads):
+    def write(self, key, ids, grads, step=None):
         """A step's gradient rows of ``key`` go through the cache; returns what to push."""
-        return self.caches[key].write(ids, grads, self.stats)
+        return self.caches[key].write(ids, grads, self.stats, step=step)
 
     def drain(self, key):
         """Every pending row of ``key`` (for a flush)."""
@@ -298,18 +304,3 @@ def _nothing(cache):
     empty = np.zeros(0, dtype=np.int64)
     return (np.zeros((0,) + cache.shape[1:], cache.dtype), empty, empty,
             np.zeros(0, dtype=bool))
-
-
-class _Recount(object):
-    """Counters for the second read of prefetched rows: the rows it had to fetch again turn
-    hits of the prefetch into misses; nothing else is counted twice."""
-
-    def __init__(self, stats):
-        self.stats = stats
-
-    def add(self, **amounts):
-        amounts.pop('cache_hits', None)
-        again = amounts.get('cache_misses', 0)
-        if again:
-            amounts['cache_hits'] = -again
-        self.stats.add(**amounts)

@@ -245,6 +245,15 @@ class KVStore(KVStoreBase):
 
     set_updater = _set_updater
 
+    def set_embedding_cache(self, policy='lfu', capacity=0.1, bound=100, prefetch=True,
+                            keys=None):
+        """The embedding cache needs server ranks holding the tables (see
+        :meth:`mxmod.kvstore.dist.DistKVStore.set_embedding_cache`); a single-process store
+        has none."""
+        raise MXNetError('set_embedding_cache: kvstore %r has no server ranks to hold the '
+                         'tables; launch with server processes (python -m mxmod.launch -n W -s S '
+                         '...) and use dist_sync, dist_device_sync or dist_async' % self._type)
+
     def set_gradient_compression(self, compression_params):
         """Compress pushed gradients; only for 'device' (and 'dist') store types.
 

@@ -59,6 +59,7 @@ class ParameterServer(object):
                              % (self.world.rank, mpi_comm.ENV_SERVERS))
         self.comm = net_emulation.wrap(self.world.comm)
         self.stores = {}
+        self._outgoing = []      # (request, buffer) of replies still being sent
         self.pushes = 0
         self._handlers = {'init': self._init, 'push': self._push, 'pull': self._pull,
                           'pushpull': self._pushpull, 'optimizer': self._optimizer,
@@ -66,6 +67,16 @@ class ParameterServer(object):
                           'pull_rows': self._pull_rows, 'row_versions': self._row_versions,
                           'updater': self._updater, 'sync': self._ack,
                           'get_states': self._get_states, 'set_states': self._set_states}
+
+    def _reply(self, buf, dest, tag):
+        """Send ``buf`` to a worker without waiting for it to be received: a worker may first
+        wait for this server's other work (an acknowledgement) before it posts the receive."""
+        buf = np.ascontiguousarray(buf)
+        self._outgoing.append((self.comm.Isend(buf, dest=dest, tag=tag), buf))
+
+    def _prune(self):
+        if self._outgoing:
+            self._outgoing = [(req, buf) for req, buf in self._outgoing if not req.Test()]
 
     def serve(self):
         """Handle requests until every worker has sent ``stop``.
@@ -88,8 +99,11 @@ class ParameterServer(object):
                             'it was done' % (self.world.watch.role(self.world.rank), rank,
                                              self.world.watch.left(rank)))
             return None
+        def next_request():
+            self._prune()
+            return request_pending()
         while len(stopped) < self.world.num_workers:
-            self.world.watch.wait(request_pending, blame)
+            self.world.watch.wait(next_request, blame)
             src = status.Get_source()
             op, sid, key, extra = self.comm.recv(source=src, tag=TAG_REQUEST)
             if op == 'stop':
@@ -99,6 +113,12 @@ class ParameterServer(object):
             if handler is None:
                 raise MXNetError('kvstore server: unknown request %r from rank %d' % (op, src))
             handler(src, self.stores.setdefault(sid, _Store()), key, extra)
+        # every worker is done: replies nobody will receive (a prefetch never used) are dropped
+        for req, _ in self._outgoing:
+            if not req.Test():
+                req.Cancel()
+                req.Wait()
+        self._outgoing = []
 
     # ---- handlers -------------------------------------------------------------------
     def _ack(self, src, store, key, extra, reply='ok'):
@@ -150,9 +170,8 @@ class ParameterServer(object):
         if total.indices.shape[0] or store.updater is None:
             self._apply_rows(store, key, stored, shard, total.indices, total.data)
         shard.rounds += 1
-        done = np.array([shard.rounds], dtype=np.int64)
         for rank in sorted(shard.queue):
-            self.comm.Send(done, dest=rank, tag=TAG_ACK)
+            self._reply(np.array([shard.rounds], dtype=np.int64), rank, TAG_ACK)
 
     def _apply_rows(self, store, key, stored, shard, ids, values):
         if store.updater is None and not shard.workers:
@@ -179,18 +198,15 @@ class ParameterServer(object):
         self.comm.Recv(ids, source=src, tag=TAG_DATA)
         local = ids - shard.first
         if bound is None:
-            self.comm.Send(np.ascontiguousarray(rsp_gather(stored._data, local)), dest=src,
-                           tag=tag)
+            self._reply(rsp_gather(stored._data, local), src, tag)
             return
         theirs = np.empty(int(nrows), dtype=np.int64)
         self.comm.Recv(theirs, source=src, tag=TAG_DATA)
         current = shard.versions[local]
-        self.comm.Send(np.concatenate([current, [shard.rounds]]).astype(np.int64), dest=src,
-                       tag=tag)
+        self._reply(np.concatenate([current, [shard.rounds]]).astype(np.int64), src, tag)
         sent = (theirs < 0) | (current - theirs > int(bound))
         if sent.any():
-            self.comm.Send(np.ascontiguousarray(rsp_gather(stored._data, local[sent])), dest=src,
-                           tag=tag)
+            self._reply(rsp_gather(stored._data, local[sent]), src, tag)
 
     def _row_versions(self, src, store, key, extra):
         _, shard = self._shard(store, key, src)
@@ -221,7 +237,7 @@ class ParameterServer(object):
 
     def _pull(self, src, store, key, extra):
         value = self._stored(store, key, src)._data
-        self.comm.Send(np.ascontiguousarray(to_dense(value)), dest=src, tag=TAG_REPLY)
+        self._reply(to_dense(value), src, TAG_REPLY)
 
     def _pushpull(self, src, store, key, extra):
         self._push(src, store, key, extra)

@@ -18,21 +18,22 @@ class ServerLink(object):
         return self._world.server_ranks[zlib.crc32(repr(key).encode('utf-8'))
                                         % self._world.num_servers]
 
-    def _wait_servers(self, test, servers, what):
-        """Poll ``test`` until it is True; raise when one of ``servers`` has exited meanwhile."""
+    def _wait_servers(self, test, servers, what, workers=()):
+        """Poll ``test`` until it is True; raise when one of ``servers`` (or of ``workers``,
+        whose part the wait also needs) has exited meanwhile."""
         def blame():
-            for server in servers:
-                if server in self._watch.gone:
+            for peer in list(servers) + list(workers):
+                if peer in self._watch.gone:
                     return ('kvstore %s: %s %s while %s waits for it (%s)'
-                            % (self.type, self._watch.role(server), self._watch.left(server),
+                            % (self.type, self._watch.role(peer), self._watch.left(peer),
                                self._watch.role(self._watch.rank), what))
             return None
         self._watch.wait(test, blame)
 
     @traced('KVStore', 'MPI_Waitall (servers)')
-    def _wait_requests(self, requests, servers, what):
+    def _wait_requests(self, requests, servers, what, workers=()):
         Testall = mpi_comm.mpi().Request.Testall  # pylint: disable=invalid-name
-        self._wait_servers(lambda: Testall(requests), servers, what)
+        self._wait_servers(lambda: Testall(requests), servers, what, workers)
 
     @traced('KVStore', 'MPI_Recv (server reply)')
     def _receive(self, server, what):

@@ -64,6 +64,7 @@ class RowTables(object):
         self._store = store
         self.tables = {}
         self._acks = []          # (request, buffer, server) of unacknowledged sync pushes
+        self._sends = []         # (request, buffer, server) of sync pushes still being sent
 
     def __contains__(self, key):
         return key in self.tables
@@ -116,11 +117,14 @@ class RowTables(object):
             if hi == lo and not table.sync:
                 continue
             payload = pack_rows(ids[lo:hi], values[lo:hi])
-            requests.append(store._peer.isend(('push_rows', store._sid, key, hi - lo),
-                                              dest=server, tag=TAG_REQUEST))
-            requests.append(store._peer.Isend(payload, dest=server, tag=TAG_DATA))
+            sends = [store._peer.isend(('push_rows', store._sid, key, hi - lo), dest=server,
+                                       tag=TAG_REQUEST),
+                     store._peer.Isend(payload, dest=server, tag=TAG_DATA)]
+            requests += sends
             store._stats.add(sparse_bytes_sent=payload.nbytes)
             if table.sync:
+                # the buffer must live until the send completes: settle() waits for it
+                self._sends += [(r, payload, server) for r in sends]
                 ack = np.empty(1, dtype=np.int64)
                 self._acks.append((store._peer.Irecv(ack, source=server, tag=TAG_ACK), ack,
                                    server))
@@ -129,11 +133,16 @@ class RowTables(object):
 
     def settle(self):
         """Wait until the servers applied every round this worker pushed to."""
-        if not self._acks:
+        if not self._acks and not self._sends:
             return
-        acks, self._acks = self._acks, []
-        self._store._wait_requests([a[0] for a in acks], sorted(set(a[2] for a in acks)),
-                                   'the servers applying a synchronous round')
+        acks, self._acks = self._acks + self._sends, []
+        self._sends = []
+        store = self._store
+        others = [r for r in range(store._world.num_workers) if r != store._world.rank]
+        # a round needs every worker's push: a worker that has ended blocks it for good
+        store._wait_requests([a[0] for a in acks], sorted(set(a[2] for a in acks)),
+                             'the servers applying a synchronous round, which needs every '
+                             "worker's push", workers=others)
 
     # ---- reads ---------------------------------------------------------------------------
     def request(self, key, ids, versions=None, bound=0):
@@ -152,19 +161,19 @@ class RowTables(object):
             if hi == lo:
                 continue
             extra = (hi - lo, None if versions is None else int(bound), table.tag)
+            wanted = np.ascontiguousarray(ids[lo:hi])
             reqs = [store._peer.isend(('pull_rows', store._sid, key, extra), dest=server,
                                       tag=TAG_REQUEST),
-                    store._peer.Isend(np.ascontiguousarray(ids[lo:hi]), dest=server,
-                                      tag=TAG_DATA)]
+                    store._peer.Isend(wanted, dest=server, tag=TAG_DATA), wanted]
             sent = ids[lo:hi].nbytes
             head = None
             if versions is not None:
                 mine = np.ascontiguousarray(versions[lo:hi], dtype=np.int64)
-                reqs.append(store._peer.Isend(mine, dest=server, tag=TAG_DATA))
+                reqs += [store._peer.Isend(mine, dest=server, tag=TAG_DATA), mine]
                 sent += mine.nbytes
                 head = np.empty(hi - lo + 1, dtype=np.int64)
                 reqs.append(store._peer.Irecv(head, source=server, tag=table.tag))
-            store._stats.add(sparse_bytes_sent=sent, rows_requested=hi - lo)
+            store._stats.add(sparse_bytes_sent=sent)
             parts.append((server, lo, hi, head, reqs))
         return (key, ids, versions, bound, parts)
 
@@ -177,7 +186,8 @@ class RowTables(object):
         store = self._store
         table = self.tables[key]
         row_shape = tuple(table.shape[1:])
-        requests = [r for part in parts for r in part[4]]
+        # the send buffers ride along in each part's list (kept alive until this point)
+        requests = [r for part in parts for r in part[4] if not isinstance(r, np.ndarray)]
         servers = sorted(set(part[0] for part in parts))
         if versions is None:
             values = np.empty((ids.shape[0],) + row_shape, dtype=table.dtype)

@@ -18,7 +18,7 @@ COUNTERS = (
     ('dense_bytes_received', 'bytes of dense values received'),
     ('sparse_bytes_sent', 'bytes of row_sparse values (row ids + rows) sent'),
     ('sparse_bytes_received', 'bytes of row_sparse values (row ids + rows) received'),
-    ('rows_requested', 'rows the trainer asked for (row_sparse_pull)'),
+    ('rows_requested', 'row ids the trainer asked for (row_sparse_pull; repeats included)'),
     ('rows_transferred', 'rows that crossed the network towards this worker'),
     ('cache_hits', 'requested rows served by the embedding cache'),
     ('cache_misses', 'requested rows the embedding cache had to fetch'),

@@ -59,7 +59,8 @@ def test_logs_on_rank_zero_only():
     assert out.count('size 2') == 2
 
 
-@pytest.mark.parametrize('mode,servers', [('raise', 0), ('kill', 0), ('async_raise', 1)])
+@pytest.mark.parametrize('mode,servers', [('raise', 0), ('kill', 0), ('async_raise', 1),
+                                          ('hybrid_raise', 1)])
 def test_failing_rank_ends_the_job(mode, servers):
     require_mpi()
     code, _, err, seconds = launch('fault.py', [mode], servers=servers, timeout=60)
@@ -69,7 +70,7 @@ def test_failing_rank_ends_the_job(mode, servers):
         assert 'failed with exit status 9' in err
     else:
         assert 'boom from rank 1' in err
-    assert 'got past a collective' not in err
+    assert 'got past a collective' not in err and 'never joined' not in err
 
 
 def test_direct_mpiexec_with_mpi4py():
