@@ -1,0 +1,125 @@
+"""The embedding cache's bookkeeping in one process (no MPI): eviction order of LRU and LFU,
+held-back writes and when they are released, the staleness rule of reads, and the counters
+(also as profiler Counter events)."""
+import json
+
+import numpy as np
+import pytest
+
+import mxmod as mx
+from mxmod.kvstore.embedding_cache import TableCache
+from mxmod.kvstore.stats import CommStats
+
+ROWS, DIM = 20, 2
+
+
+def _answer(ids, versions_now, rounds_now, theirs, bound, table):
+    """What a server sends back for ``ids`` given the worker's versions ``theirs``."""
+    current = versions_now[ids]
+    sent = (theirs < 0) | (current - theirs > bound)
+    return table[ids[sent]], current, np.full(ids.shape[0], rounds_now), sent
+
+
+def _read(cache, ids, use_round, versions_now, rounds_now, table, stats):
+    ids = np.asarray(ids, dtype=np.int64)
+    fresh, need, theirs = cache.split(ids, use_round, True)
+    answer = _answer(ids[need], versions_now, rounds_now, theirs, cache.bound, table)
+    return cache.serve(ids, fresh, need, answer, use_round, stats)
+
+
+@pytest.mark.parametrize('policy,evicted', [('lru', 1), ('lfu', 2)])
+def test_eviction_order(policy, evicted):
+    """Rows 1, 2, 3 cached, then read so that row 2 is the least often read but the most
+    recently read, and row 1 the least recently read: a new row evicts row 1 under LRU and row
+    2 under LFU."""
+    cache = TableCache('t', (ROWS, DIM), np.float32, 3, policy, bound=100)
+    stats = CommStats()
+    table = np.arange(ROWS * DIM, dtype=np.float32).reshape(ROWS, DIM)
+    versions = np.zeros(ROWS, np.int64)
+    for ids in ([1, 2, 3], [1], [1], [3], [3], [2]):
+        _read(cache, ids, 0, versions, 0, table, stats)
+    # reads: row 1 three times (last at the third call), row 2 twice (last), row 3 three times
+    _read(cache, [7], 0, versions, 0, table, stats)
+    assert cache.slot_of[evicted] == -1 and cache.slot_of[7] >= 0
+    assert all(cache.slot_of[r] >= 0 for r in (1, 2, 3) if r != evicted)
+    assert stats.snapshot()['cache_evictions'] == 1
+
+
+def test_reads_serve_cached_rows_until_the_bound_and_count_hits():
+    cache = TableCache('t', (ROWS, DIM), np.float32, 10, 'lfu', bound=2)
+    stats = CommStats()
+    table = np.random.RandomState(0).randn(ROWS, DIM).astype(np.float32)
+    versions = np.zeros(ROWS, np.int64)
+    out, sent = _read(cache, [4, 5], 0, versions, 0, table, stats)
+    assert sent == 2
+    np.testing.assert_array_equal(out, table[[4, 5]])
+    # two rounds later, row 4 updated twice on the server: still within the bound, no check
+    versions[4] += 2
+    fresh, need, _ = cache.split(np.array([4, 5]), 2, True)
+    assert fresh.all() and not need.any()
+    out, sent = _read(cache, [4, 5], 2, versions, 2, table, stats)
+    assert sent == 0
+    # a third round: the worker cannot prove freshness any more and asks; row 4 is 3 behind
+    versions[4] += 1
+    table2 = table + 1
+    out, sent = _read(cache, [4, 5], 3, versions, 3, table2, stats)
+    assert sent == 1
+    np.testing.assert_array_equal(out[0], table2[4])       # refreshed
+    np.testing.assert_array_equal(out[1], table[5])        # kept: not updated on the server
+    assert stats.snapshot()['max_staleness'] <= 2
+
+
+def test_writes_are_held_back_at_most_bound_updates():
+    cache = TableCache('t', (ROWS, DIM), np.float32, 10, 'lru', bound=3)
+    stats = CommStats()
+    table = np.zeros((ROWS, DIM), np.float32)
+    _read(cache, [1, 2], 0, np.zeros(ROWS, np.int64), 0, table, stats)
+    grad = np.ones((2, DIM), np.float32)
+    pushed = []
+    for step in range(7):
+        ids, values = cache.write(np.array([1, 9]), grad, stats)
+        pushed.append((ids.tolist(), values.tolist()))
+        assert cache.max_pending() <= 3
+    # row 9 is not cached: pushed at every step; row 1 every third step with the sum of three
+    assert all(9 in ids for ids, _ in pushed)
+    with_one = [(ids, vals) for ids, vals in pushed if 1 in ids]
+    assert len(with_one) == 2 and with_one[0][1][0] == [3.0, 3.0]
+    ids, values = cache.write(np.zeros(0, np.int64), np.zeros((0, DIM), np.float32), stats,
+                              everything=True)
+    assert ids.tolist() == [1] and values.tolist() == [[1.0, 1.0]]
+    assert cache.max_pending() == 0
+    assert stats.snapshot()['pushes_deferred'] == 5
+
+
+def test_evicted_rows_release_their_pending_updates():
+    cache = TableCache('t', (ROWS, DIM), np.float32, 1, 'lru', bound=10)
+    stats = CommStats()
+    table = np.zeros((ROWS, DIM), np.float32)
+    _read(cache, [1], 0, np.zeros(ROWS, np.int64), 0, table, stats)
+    ids, _ = cache.write(np.array([1]), np.ones((1, DIM), np.float32), stats)
+    assert ids.tolist() == []
+    _read(cache, [2], 0, np.zeros(ROWS, np.int64), 0, table, stats)      # evicts row 1
+    ids, values = cache.write(np.array([2]), np.full((1, DIM), 5, np.float32), stats)
+    assert ids.tolist() == [1] and values.tolist() == [[1.0, 1.0]]
+
+
+def test_counters_reach_the_profiler(tmp_path):
+    stats = CommStats()
+    trace = str(tmp_path / 'trace.json')
+    mx.profiler.set_config(profile_all=True, filename=trace)
+    mx.profiler.set_state('run')
+    try:
+        stats.add(cache_hits=5, rows_transferred=3)
+        stats.add(max_staleness=4)
+        stats.add(max_staleness=2)
+    finally:
+        mx.profiler.set_state('stop')
+        mx.profiler.dump()
+    assert stats.snapshot()['max_staleness'] == 4
+    with open(trace) as fin:
+        events = json.load(fin)['traceEvents']
+    counters = [e for e in events if e.get('ph') == 'C' and e.get('cat', '') == 'kvstore']
+    names = set(e['name'] for e in counters)
+    assert {'cache_hits', 'rows_transferred', 'max_staleness'} <= names, names
+    with pytest.raises(KeyError):
+        stats.add(bogus=1)
