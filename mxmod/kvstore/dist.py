@@ -202,9 +202,10 @@ class DistKVStore(ServerLink, KVStore):
         merged = self._merge(key, vals if all(is_row_sparse(v) for v in vals)
                              else [v.tostype('row_sparse') for v in vals])
         ids, values = host_rows(merged._data)
+        counts = None
         if self._cache is not None and key in self._cache:
-            ids, values = self._cache.write(key, ids, values, step=self._local_step(key))
-        self._tables.push(key, ids, values)
+            ids, values, counts = self._cache.write(key, ids, values, step=self._local_step(key))
+        self._tables.push(key, ids, values, counts)
 
     def _local_step(self, key):
         """How the embedding cache shows this worker its own held-back updates: a plain SGD step
@@ -463,8 +464,8 @@ class DistKVStore(ServerLink, KVStore):
             return
         sends = []
         for key in self._cache.caches:
-            ids, values = self._cache.drain(key)
-            sends += self._tables.push(key, ids, values)
+            ids, values, counts = self._cache.drain(key)
+            sends += self._tables.push(key, ids, values, counts)
         self._wait_requests(sends, self._world.server_ranks, 'flush')
         self._tables.settle()
 

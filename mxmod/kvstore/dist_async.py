@@ -121,9 +121,10 @@ class DistAsyncKVStore(DistKVStore):
         merged = self._merge(key, vals if all(is_row_sparse(v) for v in vals)
                              else [v.tostype('row_sparse') for v in vals])
         ids, values = host_rows(merged._data)
+        counts = None
         if self._cache is not None and key in self._cache:
-            ids, values = self._cache.write(key, ids, values, step=None)
-        return self._tables.push(key, ids, values)
+            ids, values, counts = self._cache.write(key, ids, values, step=None)
+        return self._tables.push(key, ids, values, counts)
 
     def _payload(self, key, vals):
         merged = self._merge(key, [_dense(v) for v in vals])

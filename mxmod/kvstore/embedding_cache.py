@@ -1,17 +1,16 @@
 """A worker-side cache of embedding rows with bounded staleness (HET's cache-enabled hybrid
 training), in front of the sharded row_sparse tables of the parameter servers.
 
-Every cached row carries the version it had on its server when it was read (how many updates it
-had had) and a round from which its lag is counted. Reads and writes follow the bound ``b``:
+Every cached row carries the version it had on its server when it was read: how many gradient
+updates had reached the row (a push of ``p`` held-back updates of a row counts ``p``). Reads and
+writes follow the bound ``b``:
 
-- A read uses a cached row without asking anyone while it is provably at most ``b`` versions
-  behind. With a synchronous table a server updates a row at most once per round and cannot
-  finish a round without this worker's push, so a row read when the server had applied ``r``
-  rounds is at most ``k - r`` behind once this worker has made ``k`` pushes. Other rows are
-  checked: the worker sends their ids and versions and the server sends back only the rows that
-  are more than ``b`` versions behind (and every row's current version). An asynchronous table
-  gives no such proof, so its cached rows are always checked (still without moving their values
-  while they are fresh enough).
+- A read sends the ids and versions of the rows it needs; the server sends back only the rows
+  that are absent from the cache or more than ``b`` updates behind, plus every row's current
+  version, so a fresh row's value never travels. A row whose lag was established in the current
+  round of a synchronous table is served without asking: a server cannot finish a round without
+  this worker's push, so nothing can have changed it since. (An asynchronous table has no rounds;
+  its rows are always checked.)
 - A write adds the row's gradient to the row's pending sum; the sum is pushed when ``b`` updates
   are pending (every step when ``b`` is 0 or 1), when the row is evicted, and on :meth:`flush`
   (epoch ends and checkpoint saves), so no update waits more than ``b`` steps.
@@ -59,7 +58,8 @@ class TableCache(object):
         self.row_of = np.full(self.capacity, -1, dtype=np.int64)
         self.values = np.zeros((self.capacity,) + row_shape, dtype=self.dtype)
         self.version = np.zeros(self.capacity, dtype=np.int64)
-        self.base = np.zeros(self.capacity, dtype=np.int64)
+        self.base = np.full(self.capacity, -1, dtype=np.int64)
+        self.lag = np.zeros(self.capacity, dtype=np.int64)
         self.pending = np.zeros((self.capacity,) + row_shape, dtype=self.dtype)
         self.npending = np.zeros(self.capacity, dtype=np.int64)
         self.score = np.zeros(self.capacity, dtype=np.int64)
@@ -71,30 +71,34 @@ class TableCache(object):
     # ---- reads -------------------------------------------------------------------------
     def split(self, ids, use_round, sync):
         """Which of ``ids`` the cache can serve at ``use_round`` without asking (mask), and
-        the versions to send for the others (-1: not cached)."""
+        the versions to send for the others (-1: not cached). A row is served unasked only when
+        its lag behind the servers was established in this very round (no round, hence no
+        update, can have happened since) and is within the bound."""
         slots = self.slot_of[ids]
         cached = slots >= 0
         fresh = np.zeros(ids.shape[0], dtype=bool)
         if sync:
-            fresh[cached] = use_round - self.base[slots[cached]] <= self.bound
+            cslots = slots[cached]
+            fresh[cached] = (self.base[cslots] == use_round) & (self.lag[cslots] <= self.bound)
         need = ~fresh
         versions = np.where(cached, self.version[np.maximum(slots, 0)], -1)[need]
         return fresh, need, versions
 
     def serve(self, ids, fresh, need, answer, use_round, stats):
         """Merge the servers' ``answer`` = (values, versions, rounds, sent) for ``ids[need]``
-        into the cache and return the rows of ``ids`` (cached rows and the rows received)."""
+        into the cache and return (the rows of ``ids``, how many rows travelled)."""
         values, current, rounds, sent = answer
         out = np.empty((ids.shape[0],) + self.shape[1:], dtype=self.dtype)
         slots = self.slot_of[ids]
         out[fresh] = self.values[slots[fresh]]
-        staleness = [int((use_round - self.base[slots[fresh]]).max())] if fresh.any() else []
+        staleness = [int(self.lag[slots[fresh]].max())] if fresh.any() else []
         need_ids, need_slots = ids[need], slots[need]
         kept = ~sent                          # cached and fresh enough: values not sent
         if kept.any():
             kslots = need_slots[kept]
             lag = current[kept] - self.version[kslots]
-            self.base[kslots] = rounds[kept] - lag
+            self.lag[kslots] = lag
+            self.base[kslots] = rounds[kept]
             staleness.append(int(lag.max()))
         need_out = np.empty((need_ids.shape[0],) + self.shape[1:], dtype=self.dtype)
         need_out[kept] = self.values[need_slots[kept]]
@@ -106,11 +110,12 @@ class TableCache(object):
         self.values[got_slots[again]] = values[again]
         self.version[got_slots[again]] = current[sent][again]
         self.base[got_slots[again]] = rounds[sent][again]
+        self.lag[got_slots[again]] = 0
         new = ~again
         if new.any():
-            inserted = self._insert(got_ids[new], values[new], current[sent][new],
-                                    rounds[sent][new], protect=ids, stats=stats)
-            stats.add(cache_evictions=inserted)
+            evicted = self._insert(got_ids[new], values[new], current[sent][new],
+                                   rounds[sent][new], protect=ids)
+            stats.add(cache_evictions=evicted)
         self._touch(self.slot_of[ids])
         stats.add(max_staleness=max(staleness) if staleness else 0)
         return out, int(sent.sum())
@@ -123,7 +128,7 @@ class TableCache(object):
         else:
             self.score[slots] = self.tick
 
-    def _insert(self, ids, values, versions, rounds, protect, stats):
+    def _insert(self, ids, values, versions, rounds, protect):
         """Cache rows ``ids`` (evicting the lowest-scored rows not in ``protect`` when full);
         returns the number of rows evicted."""
         room = len(self.free)
@@ -147,6 +152,7 @@ class TableCache(object):
             self.values[slots] = values[:count]
             self.version[slots] = versions[:count]
             self.base[slots] = rounds[:count]
+            self.lag[slots] = 0
             self.npending[slots] = 0
             self.pending[slots] = 0
             self.score[slots] = 0
@@ -155,7 +161,8 @@ class TableCache(object):
     def _evict(self, slots):
         waiting = slots[self.npending[slots] > 0]
         if waiting.shape[0]:
-            self.evicted.append((self.row_of[waiting].copy(), self.pending[waiting].copy()))
+            self.evicted.append((self.row_of[waiting].copy(), self.pending[waiting].copy(),
+                                 self.npending[waiting].copy()))
         self.slot_of[self.row_of[slots]] = -1
         self.row_of[slots] = -1
         self.npending[slots] = 0
@@ -163,10 +170,11 @@ class TableCache(object):
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, ids, grads, stats, everything=False, step=None):
-        """Add a step's gradient rows; returns the (ids, sums) to push now: rows not cached,
-        rows with ``bound`` pending updates, rows evicted since the last push (``everything``:
-        every pending row). ``step(values, grads)`` applies the worker's own update to the
-        cached rows whose gradient stays pending, so that its reads see its writes."""
+        """Add a step's gradient rows; returns the (ids, sums, update counts) to push now: rows
+        not cached, rows with ``bound`` pending updates, rows evicted since the last push
+        (``everything``: every pending row). ``step(values, grads)`` applies the worker's own
+        update to the cached rows whose gradient stays pending, so that its reads see its
+        writes."""
         slots = self.slot_of[ids]
         cached = slots >= 0
         cslots = slots[cached]
@@ -176,11 +184,17 @@ class TableCache(object):
             due_slots = np.flatnonzero(self.npending > 0)
         else:
             due_slots = cslots[self.npending[cslots] >= max(self.bound, 1)]
-        parts = [(ids[~cached], grads[~cached])] if (~cached).any() else []
-        parts += self.evicted
+        parts, counts = [], []
+        if (~cached).any():
+            parts.append((ids[~cached], grads[~cached]))
+            counts.append(np.ones(int((~cached).sum()), dtype=np.int64))
+        for gone_ids, gone_sums, gone_counts in self.evicted:
+            parts.append((gone_ids, gone_sums))
+            counts.append(gone_counts)
         self.evicted = []
         if due_slots.shape[0]:
             parts.append((self.row_of[due_slots].copy(), self.pending[due_slots].copy()))
+            counts.append(self.npending[due_slots].copy())
             self.pending[due_slots] = 0
             self.npending[due_slots] = 0
         kept = ~np.isin(cslots, due_slots)
@@ -189,7 +203,15 @@ class TableCache(object):
             self.values[held] = step(self.values[held], grads[cached][kept])
         stats.add(pushes_deferred=int(kept.sum()))
         total = sum_rows(parts, self.shape, self.dtype)
-        return total.indices, total.data
+        # update counts per row of the sum (a row evicted and cached again may appear twice)
+        if parts:
+            all_ids = np.concatenate([p[0] for p in parts])
+            all_counts = np.concatenate(counts)
+            row_counts = np.zeros(total.indices.shape[0], dtype=np.int64)
+            np.add.at(row_counts, np.searchsorted(total.indices, all_ids), all_counts)
+        else:
+            row_counts = np.zeros(0, dtype=np.int64)
+        return total.indices, total.data, row_counts
 
     def max_pending(self):
         """The most updates any cached row has waiting."""
@@ -277,16 +299,17 @@ class EmbeddingCache(object):
         if cache.prefetched is not None:
             self.read(key, cache.prefetched[0])       # finish the one under way first
         fresh, need, versions = cache.split(ids, table.rounds + 1, table.sync)
-        handle = self.tables.request(key, ids[need], versions, max(self.bound - 1, 0)) \
+        handle = self.tables.request(key, ids[need], versions, self.bound) \
             if need.any() else None
         cache.prefetched = (ids, handle if handle is not None else _Done(cache), fresh, need)
 
     def write(self, key, ids, grads, step=None):
-        """A step's gradient rows of ``key`` go through the cache; returns what to push."""
+        """A step's gradient rows of ``key`` go through the cache; returns what to push: (ids,
+        sums, update counts)."""
         return self.caches[key].write(ids, grads, self.stats, step=step)
 
     def drain(self, key):
-        """Every pending row of ``key`` (for a flush)."""
+        """Every pending row of ``key`` (for a flush): (ids, sums, update counts)."""
         cache = self.caches[key]
         empty = np.zeros(0, dtype=np.int64)
         return cache.write(empty, np.zeros((0,) + cache.shape[1:], cache.dtype), self.stats,

@@ -14,7 +14,7 @@ from ..context import cpu
 from ..ndarray.ndarray import from_xp
 from . import mpi_comm, net_emulation
 from .mpi_comm import TAG_ACK, TAG_DATA, TAG_REPLY, TAG_REQUEST
-from .sparse_wire import row_bytes, sum_rows, unpack_rows
+from .sparse_wire import COUNT_BYTES, row_bytes, sum_rows, unpack_counted_rows
 from .twobit_wire import packed_size, unpack_add
 from ..sparse_storage import INDEX_DTYPE, RowSparseStorage, rsp_gather, to_dense
 
@@ -32,7 +32,7 @@ class _Store(object):
 
 class _Shard(object):
     """A server's range of rows of a row_sparse table: where it starts, the version of every
-    row (how many updates it got), and for a synchronous table the rounds applied and the pushes
+    row (how many gradient updates its pushes held), and for a synchronous table the rounds applied and the pushes
     waiting for their round (per worker rank)."""
 
     def __init__(self, first, rows, workers):
@@ -151,24 +151,31 @@ class ParameterServer(object):
         return stored, store.tables[key]
 
     def _push_rows(self, src, store, key, extra):
-        """Rows of a gradient for this shard. Async tables: the optimizer updates them now
-        (MXNet's lazy update). Sync tables: the push waits for the other workers' pushes of
-        the same round; the round's sum is applied at once and acknowledged to every worker."""
+        """Rows of a gradient for this shard, with how many updates each row's sum holds (a
+        worker's embedding cache pushes several at once). Async tables: the optimizer updates
+        them now (MXNet's lazy update). Sync tables: the push waits for the other workers' pushes
+        of the same round; the round's sum is applied at once and acknowledged to every worker.
+        A row's version grows by the updates its pushes held."""
         stored, shard = self._shard(store, key, src)
         nrows = int(extra)
-        buf = np.empty(nrows * row_bytes(stored.shape, stored.dtype), dtype=np.uint8)
+        per_row = row_bytes(stored.shape, stored.dtype) + COUNT_BYTES
+        buf = np.empty(nrows * per_row, dtype=np.uint8)
         self.comm.Recv(buf, source=src, tag=TAG_DATA)
-        ids, values = unpack_rows(buf, nrows, stored.shape, stored.dtype)
+        ids, counts, values = unpack_counted_rows(buf, nrows, stored.shape, stored.dtype)
+        ids = ids - shard.first
         if not shard.workers:
-            self._apply_rows(store, key, stored, shard, ids - shard.first, values)
+            self._apply_rows(store, key, stored, shard, ids, values)
+            np.add.at(shard.versions, ids, counts)
             return
-        shard.queue.setdefault(src, collections.deque()).append((ids - shard.first, values))
+        shard.queue.setdefault(src, collections.deque()).append((ids, values, counts))
         if len(shard.queue) < shard.workers or not all(shard.queue.values()):
             return
         parts = [shard.queue[rank].popleft() for rank in sorted(shard.queue)]
-        total = sum_rows(parts, stored.shape, stored.dtype)
+        total = sum_rows([(i, v) for i, v, _ in parts], stored.shape, stored.dtype)
         if total.indices.shape[0] or store.updater is None:
             self._apply_rows(store, key, stored, shard, total.indices, total.data)
+        for i, _, c in parts:
+            np.add.at(shard.versions, i, c)
         shard.rounds += 1
         for rank in sorted(shard.queue):
             self._reply(np.array([shard.rounds], dtype=np.int64), rank, TAG_ACK)
@@ -185,7 +192,6 @@ class ParameterServer(object):
         else:
             grad = RowSparseStorage(values, ids, stored.shape)
             store.updater(key, from_xp(grad, cpu()), stored)
-        shard.versions[ids] += 1
         self.pushes += 1
 
     def _pull_rows(self, src, store, key, extra):

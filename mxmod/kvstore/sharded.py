@@ -12,8 +12,8 @@ those rows. Two update disciplines exist:
   own earlier pushes, so they see every update of the rounds it took part in, as with an
   all-reduce.
 
-For the embedding cache, a sync server also keeps a version per row (how many rounds updated
-it) and its round count; a read can send the versions of the rows a worker holds and the bound
+For the embedding cache, a server also keeps a version per row (how many gradient updates its
+pushes held: a cache pushes several of a row at once) and its round count; a read can send the versions of the rows a worker holds and the bound
 on their staleness, and the server sends back only the rows that are too stale, plus the current
 versions (see :mod:`.embedding_cache`)."""
 import numpy as np
@@ -23,7 +23,7 @@ from ..ndarray.ndarray import NDArray
 from ..context import cpu
 from ..sparse_storage import INDEX_DTYPE
 from .mpi_comm import TAG_ACK, TAG_DATA, TAG_REPLY, TAG_REQUEST, TAG_TABLES
-from .sparse_wire import host_rows, pack_rows, shard_bounds, split_rows
+from .sparse_wire import host_rows, pack_counted_rows, shard_bounds, split_rows
 
 __all__ = ['RowTables', 'next_store_id', 'join_states', 'slice_state']
 
@@ -102,8 +102,9 @@ class RowTables(object):
                            % (first, end - 1, key))
 
     # ---- push -------------------------------------------------------------------------
-    def push(self, key, ids, values):
-        """Send the rows ``ids`` (sorted, unique) of a gradient to the servers holding them.
+    def push(self, key, ids, values, counts=None):
+        """Send the rows ``ids`` (sorted, unique) of a gradient to the servers holding them;
+        ``counts``: how many updates each row's sum holds (1 each by default).
 
         Async tables: only servers with rows get a message. Sync tables: every server gets
         this worker's push of the round (possibly of no row) and acknowledges the round once
@@ -111,12 +112,14 @@ class RowTables(object):
         store = self._store
         table = self.tables[key]
         cuts = split_rows(ids, table.bounds)
+        if counts is None:
+            counts = np.ones(ids.shape[0], dtype=np.int64)
         requests = []
         for s, server in enumerate(self._servers):
             lo, hi = int(cuts[s]), int(cuts[s + 1])
             if hi == lo and not table.sync:
                 continue
-            payload = pack_rows(ids[lo:hi], values[lo:hi])
+            payload = pack_counted_rows(ids[lo:hi], counts[lo:hi], values[lo:hi])
             sends = [store._peer.isend(('push_rows', store._sid, key, hi - lo), dest=server,
                                        tag=TAG_REQUEST),
                      store._peer.Isend(payload, dest=server, tag=TAG_DATA)]

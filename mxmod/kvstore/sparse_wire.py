@@ -9,8 +9,10 @@ import numpy as np
 
 from ..sparse_storage import INDEX_DTYPE, RowSparseStorage
 
-__all__ = ['host_rows', 'pack_rows', 'unpack_rows', 'sum_rows', 'allgather_rows', 'row_bytes',
-           'shard_bounds', 'split_rows']
+__all__ = ['host_rows', 'pack_rows', 'unpack_rows', 'pack_counted_rows', 'unpack_counted_rows',
+           'sum_rows', 'allgather_rows', 'row_bytes', 'shard_bounds', 'split_rows', 'COUNT_BYTES']
+
+COUNT_BYTES = 8     # an int64 per row: how many updates a pushed row holds
 
 
 def _host(arr):
@@ -35,6 +37,26 @@ def pack_rows(ids, values):
     out[:ids.nbytes] = ids.view(np.uint8)
     out[ids.nbytes:] = values.reshape(-1).view(np.uint8)
     return out
+
+
+def pack_counted_rows(ids, counts, values):
+    """One uint8 buffer: the row ids, how many updates each row holds, then the row values."""
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    out = np.empty(ids.nbytes + counts.nbytes + values.nbytes, dtype=np.uint8)
+    out[:ids.nbytes] = ids.view(np.uint8)
+    out[ids.nbytes:ids.nbytes + counts.nbytes] = counts.view(np.uint8)
+    out[ids.nbytes + counts.nbytes:] = values.reshape(-1).view(np.uint8)
+    return out
+
+
+def unpack_counted_rows(buf, nrows, shape, dtype):
+    """Inverse of :func:`pack_counted_rows`: (ids, counts, values), views into ``buf``."""
+    id_bytes = nrows * np.dtype(INDEX_DTYPE).itemsize
+    ids = buf[:id_bytes].view(INDEX_DTYPE)
+    counts = buf[id_bytes:id_bytes + nrows * COUNT_BYTES].view(np.int64)
+    values = buf[id_bytes + nrows * COUNT_BYTES:].view(np.dtype(dtype)).reshape(
+        (nrows,) + tuple(shape[1:]))
+    return ids, counts, values
 
 
 def unpack_rows(buf, nrows, shape, dtype):

@@ -45,7 +45,7 @@ def test_eviction_order(policy, evicted):
     assert stats.snapshot()['cache_evictions'] == 1
 
 
-def test_reads_serve_cached_rows_until_the_bound_and_count_hits():
+def test_reads_check_versions_and_move_only_rows_beyond_the_bound():
     cache = TableCache('t', (ROWS, DIM), np.float32, 10, 'lfu', bound=2)
     stats = CommStats()
     table = np.random.RandomState(0).randn(ROWS, DIM).astype(np.float32)
@@ -53,13 +53,18 @@ def test_reads_serve_cached_rows_until_the_bound_and_count_hits():
     out, sent = _read(cache, [4, 5], 0, versions, 0, table, stats)
     assert sent == 2
     np.testing.assert_array_equal(out, table[[4, 5]])
-    # two rounds later, row 4 updated twice on the server: still within the bound, no check
-    versions[4] += 2
-    fresh, need, _ = cache.split(np.array([4, 5]), 2, True)
+    # the same round: nothing can have changed, served without asking
+    fresh, need, _ = cache.split(np.array([4, 5]), 0, True)
     assert fresh.all() and not need.any()
-    out, sent = _read(cache, [4, 5], 2, versions, 2, table, stats)
+    # two rounds later row 4 got two updates: asked about, within the bound, not moved
+    versions[4] += 2
+    fresh, need, theirs = cache.split(np.array([4, 5]), 2, True)
+    assert need.all() and theirs.tolist() == [0, 0]
+    out, sent = _read(cache, [4, 5], 2, versions, 2, table + 1, stats)
     assert sent == 0
-    # a third round: the worker cannot prove freshness any more and asks; row 4 is 3 behind
+    np.testing.assert_array_equal(out, table[[4, 5]])
+    assert stats.snapshot()['max_staleness'] == 2
+    # one more update (a push holding 1): three behind, beyond the bound: refreshed
     versions[4] += 1
     table2 = table + 1
     out, sent = _read(cache, [4, 5], 3, versions, 3, table2, stats)
@@ -77,16 +82,17 @@ def test_writes_are_held_back_at_most_bound_updates():
     grad = np.ones((2, DIM), np.float32)
     pushed = []
     for step in range(7):
-        ids, values = cache.write(np.array([1, 9]), grad, stats)
-        pushed.append((ids.tolist(), values.tolist()))
+        ids, values, counts = cache.write(np.array([1, 9]), grad, stats)
+        pushed.append((ids.tolist(), values.tolist(), counts.tolist()))
         assert cache.max_pending() <= 3
     # row 9 is not cached: pushed at every step; row 1 every third step with the sum of three
-    assert all(9 in ids for ids, _ in pushed)
-    with_one = [(ids, vals) for ids, vals in pushed if 1 in ids]
+    assert all(9 in ids for ids, _, _ in pushed)
+    with_one = [(ids, vals, cnt) for ids, vals, cnt in pushed if 1 in ids]
     assert len(with_one) == 2 and with_one[0][1][0] == [3.0, 3.0]
-    ids, values = cache.write(np.zeros(0, np.int64), np.zeros((0, DIM), np.float32), stats,
-                              everything=True)
-    assert ids.tolist() == [1] and values.tolist() == [[1.0, 1.0]]
+    assert with_one[0][2] == [3, 1]                      # row 1 holds 3 updates, row 9 one
+    ids, values, counts = cache.write(np.zeros(0, np.int64), np.zeros((0, DIM), np.float32),
+                                      stats, everything=True)
+    assert ids.tolist() == [1] and values.tolist() == [[1.0, 1.0]] and counts.tolist() == [1]
     assert cache.max_pending() == 0
     assert stats.snapshot()['pushes_deferred'] == 5
 
@@ -96,11 +102,11 @@ def test_evicted_rows_release_their_pending_updates():
     stats = CommStats()
     table = np.zeros((ROWS, DIM), np.float32)
     _read(cache, [1], 0, np.zeros(ROWS, np.int64), 0, table, stats)
-    ids, _ = cache.write(np.array([1]), np.ones((1, DIM), np.float32), stats)
+    ids, _, _ = cache.write(np.array([1]), np.ones((1, DIM), np.float32), stats)
     assert ids.tolist() == []
     _read(cache, [2], 0, np.zeros(ROWS, np.int64), 0, table, stats)      # evicts row 1
-    ids, values = cache.write(np.array([2]), np.full((1, DIM), 5, np.float32), stats)
-    assert ids.tolist() == [1] and values.tolist() == [[1.0, 1.0]]
+    ids, values, counts = cache.write(np.array([2]), np.full((1, DIM), 5, np.float32), stats)
+    assert ids.tolist() == [1] and values.tolist() == [[1.0, 1.0]] and counts.tolist() == [1]
 
 
 def test_counters_reach_the_profiler(tmp_path):
