@@ -14,7 +14,8 @@ from .base import MXNetError
 
 __all__ = ['STYPES', 'RowSparseStorage', 'CSRStorage', 'stype_of', 'is_sparse', 'array_module',
            'to_dense', 'to_stype', 'rsp_from_dense', 'csr_from_dense', 'empty_storage',
-           'rsp_positions', 'rsp_gather', 'rsp_align', 'csr_row_ids', 'add_values']
+           'rsp_positions', 'rsp_gather', 'rsp_align', 'csr_row_ids', 'add_values',
+           'sorted_unique']
 
 STYPES = ('default', 'row_sparse', 'csr')
 INDEX_DTYPE = np.int64
@@ -216,6 +217,18 @@ def to_stype(value, stype):
     if stype == 'csr':
         return csr_from_dense(value)
     raise MXNetError('unknown storage type %r; expected one of %s' % (stype, STYPES))
+
+
+def sorted_unique(xp, values):
+    """The sorted distinct values of a 1-D integer array (a sort and a comparison: several times
+    faster than ``unique``'s hashing for the few thousand row ids of a batch)."""
+    if values.shape[0] < 2:
+        return values.copy()
+    ordered = xp.sort(values)
+    keep = xp.empty(ordered.shape[0], dtype=bool)
+    keep[0] = True
+    xp.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
 
 
 def csr_row_ids(csr):

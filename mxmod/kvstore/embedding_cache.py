@@ -15,7 +15,8 @@ writes follow the bound ``b``:
   are pending (every step when ``b`` is 0 or 1), when the row is evicted, and on :meth:`flush`
   (epoch ends and checkpoint saves), so no update waits more than ``b`` steps.
 
-Eviction is LRU (least recently read) or LFU (least often read). ``prefetch`` reads the rows of
+Eviction is LRU (least recently read) or LFU (least often read), exact up to 4,096 cached rows
+and sampled above (the lowest score among 4,096 rows drawn at random, or 8 per row to evict). ``prefetch`` reads the rows of
 the next batch while the current one computes; when the rows are used, any row the prefetch could
 not prove fresh enough for the later round is read again."""
 import time
@@ -23,11 +24,13 @@ import time
 import numpy as np
 
 from ..base import MXNetError
+from ..sparse_storage import sorted_unique
 from .sparse_wire import sum_rows
 
 __all__ = ['EmbeddingCache', 'TableCache', 'POLICIES']
 
 POLICIES = ('lru', 'lfu')
+SAMPLE = 4096       # eviction candidates looked at when more rows are cached
 
 
 class TableCache(object):
@@ -63,8 +66,10 @@ class TableCache(object):
         self.pending = np.zeros((self.capacity,) + row_shape, dtype=self.dtype)
         self.npending = np.zeros(self.capacity, dtype=np.int64)
         self.score = np.zeros(self.capacity, dtype=np.int64)
-        self.free = list(range(self.capacity - 1, -1, -1))
+        self.free = np.arange(self.capacity - 1, -1, -1, dtype=np.int64)   # a stack of slots
+        self.nfree = self.capacity
         self.tick = 0
+        self._rng = np.random.RandomState(len(self.shape) * 7919 + self.shape[0] % 7919)
         self.evicted = []            # (ids, pending sums) of evicted rows not yet pushed
         self.prefetched = None       # (ids, the handle of the read under way, its round)
 
@@ -130,8 +135,10 @@ class TableCache(object):
 
     def _insert(self, ids, values, versions, rounds, protect):
         """Cache rows ``ids`` (evicting the lowest-scored rows not in ``protect`` when full);
-        returns the number of rows evicted."""
-        room = len(self.free)
+        returns the number of rows evicted. Victims are the exact minimum of the score (last
+        read for LRU, reads for LFU) among at most ``SAMPLE`` cached rows drawn at random when
+        more are cached (as sampled LRU/LFU caches do), among all of them otherwise."""
+        room = self.nfree
         evicted = 0
         if room < ids.shape[0]:
             movable = self.row_of >= 0
@@ -140,13 +147,19 @@ class TableCache(object):
             candidates = np.flatnonzero(movable)
             want = min(ids.shape[0] - room, candidates.shape[0])
             if want:
+                pool = max(SAMPLE, 8 * want)
+                if candidates.shape[0] > pool:
+                    candidates = candidates[self._rng.randint(0, candidates.shape[0], pool)]
+                    candidates = sorted_unique(np, candidates)
+                    want = min(want, candidates.shape[0])
                 order = np.argpartition(self.score[candidates], want - 1)[:want]
                 victims = candidates[order]
                 self._evict(victims)
                 evicted = int(victims.shape[0])
-        count = min(len(self.free), ids.shape[0])
+        count = min(self.nfree, ids.shape[0])
         if count:
-            slots = np.array([self.free.pop() for _ in range(count)], dtype=np.int64)
+            slots = self.free[self.nfree - count:self.nfree][::-1].copy()
+            self.nfree -= count
             self.row_of[slots] = ids[:count]
             self.slot_of[ids[:count]] = slots
             self.values[slots] = values[:count]
@@ -166,7 +179,8 @@ class TableCache(object):
         self.slot_of[self.row_of[slots]] = -1
         self.row_of[slots] = -1
         self.npending[slots] = 0
-        self.free.extend(int(s) for s in slots)
+        self.free[self.nfree:self.nfree + slots.shape[0]] = slots
+        self.nfree += slots.shape[0]
 
     # ---- writes ------------------------------------------------------------------------
     def write(self, ids, grads, stats, everything=False, step=None):

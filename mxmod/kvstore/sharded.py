@@ -21,7 +21,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from ..context import cpu
-from ..sparse_storage import INDEX_DTYPE
+from ..sparse_storage import INDEX_DTYPE, sorted_unique
 from .mpi_comm import TAG_ACK, TAG_DATA, TAG_REPLY, TAG_REQUEST, TAG_TABLES
 from .sparse_wire import host_rows, pack_counted_rows, shard_bounds, split_rows
 
@@ -268,7 +268,7 @@ class RowTables(object):
 def checked_rows(key, row_ids, rows):
     """Sorted unique int64 row ids of a row_sparse_pull, checked against a table of ``rows``."""
     ids = row_ids.asnumpy() if isinstance(row_ids, NDArray) else np.asarray(row_ids)
-    ids = np.unique(ids.astype(INDEX_DTYPE).reshape(-1))
+    ids = sorted_unique(np, ids.astype(INDEX_DTYPE).reshape(-1))
     if ids.size and (ids[0] < 0 or ids[-1] >= rows):
         raise MXNetError('row_sparse_pull: row id %d out of range for key %r with %d rows'
                          % (ids[0] if ids[0] < 0 else ids[-1], key, rows))

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..sparse_storage import (RowSparseStorage, STYPES, INDEX_DTYPE, rsp_positions, stype_of,
+                              sorted_unique,
                               to_dense, to_stype)
 from .base import Operator, Param, register
 from .elemwise import Unary
@@ -56,7 +57,7 @@ def _unique_rows(xp, indices, nrows):
     flat = indices.reshape(-1).astype(INDEX_DTYPE)
     # row ids that already increase (e.g. every row, for a pull before evaluation) need no sort
     ordered = flat.shape[0] < 2 or bool((flat[1:] > flat[:-1]).all())
-    rows = flat if ordered else xp.unique(flat)
+    rows = flat if ordered else sorted_unique(xp, flat)
     if rows.shape[0] and (int(rows[0]) < 0 or int(rows[-1]) >= nrows):
         raise MXNetError('_sparse_retain: row indices must lie in [0, %d), got %s..%s'
                          % (nrows, int(rows[0]), int(rows[-1])))
