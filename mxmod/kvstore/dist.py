@@ -7,6 +7,12 @@ processes with MPI allreduce (small arrays fused into buckets, see :mod:`.bucket
 updater, when set, then runs identically on every replica, which is what MXNet's servers do for
 all workers at once. ``init`` keeps rank 0's value, as MXNet does. Launch with
 ``python -m mxmod.launch -n N python train.py`` or ``mpiexec -n N python -m mpi4py train.py``.
+
+Row_sparse values (embedding gradients) travel as row ids + rows: all-gathered between the
+workers and summed in rank order. In a job with server ranks (``mxmod.launch -n N -s S``) the
+row_sparse keys live on the servers instead, sharded by rows and updated in synchronous rounds
+(:mod:`.sharded`), while dense keys are all-reduced as above ("hybrid" training); an embedding
+cache with bounded staleness can then sit in front of them (:meth:`set_embedding_cache`).
 A worker whose program ends while the others wait for it in a store call makes them raise an
 MXNetError naming it (see :mod:`.peer_watch`) instead of waiting forever."""
 import numpy as np
