@@ -9,7 +9,7 @@ from ..base import MXNetError
 from ..context import device_scope, xp_of
 from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
 from ..ops.base import OpContext
-from .. import threads
+from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes, numerics, storage
@@ -179,6 +179,10 @@ class Executor(object):
         self._load_inputs()
         self._derived.clear()
         frees = self._free_train if is_train else self._free_infer
+        # backward after an inference pass reruns that pass (see _values_for_backward); random
+        # operators must then draw what they drew here (Dropout mode='always')
+        self._rng_before = (rng.snapshot(self._contexts())
+                            if not is_train and self._backward_steps else None)
         vals = self._vals
         for octx in self._octx:
             octx.is_train = is_train
@@ -295,12 +299,28 @@ class Executor(object):
         if getattr(self, '_is_train', None):
             return
         self._load_inputs()
-        for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
-            octx.is_train = False
-            self._run_step(step, octx)
-            for slot in free:
-                self._vals[slot] = None
+        replay = getattr(self, '_rng_before', None)
+        now = rng.snapshot(self._contexts()) if replay else None
+        if replay:
+            rng.restore(replay)
+        try:
+            for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
+                octx.is_train = False
+                self._run_step(step, octx)
+                for slot in free:
+                    self._vals[slot] = None
+        finally:
+            if now:
+                rng.restore(now)
         self._is_train = False
+
+    def _contexts(self):
+        """The distinct contexts the steps run on."""
+        seen = []
+        for octx in self._octx:
+            if octx.ctx not in seen:
+                seen.append(octx.ctx)
+        return seen
 
     def _head_grads(self, out_grads):
         if out_grads is None:
