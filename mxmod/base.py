@@ -1,4 +1,5 @@
 """Base definitions shared by every layer: the error type, type aliases and small helpers."""
+import ctypes
 import numbers
 import os
 import platform
@@ -7,7 +8,11 @@ import numpy as np
 
 __all__ = ['MXNetError', 'string_types', 'numeric_types', 'integer_types', 'mx_real_t',
            'as_list', 'check_call', 'data_dir', 'data_dir_default', 'classproperty',
-           'with_metaclass']
+           'with_metaclass', 'NDArrayHandle', 'py_str']
+
+# MXNet's C handle types: an NDArray passes for an NDArrayHandle where ctypes expects one
+# (``ctypes.cast(arr, NDArrayHandle)``), and ``NDArray(handle)`` gives back an array on it
+NDArrayHandle = ctypes.c_void_p
 
 
 def data_dir_default():

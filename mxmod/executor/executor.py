@@ -435,6 +435,7 @@ class Executor(object):
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
         self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
+        self._user_monitor = (callback, monitor_all)     # reshape installs it on the new executor
 
     def get_optimized_symbol(self):
         """The symbol actually executed (after common subexpression elimination)."""
@@ -459,7 +460,11 @@ class Executor(object):
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes that shares this one's parameter memory."""
         from .bind import reshape  # pylint: disable=import-outside-toplevel
-        return reshape(self, partial_shaping, allow_up_sizing, kwargs)
+        new = reshape(self, partial_shaping, allow_up_sizing, kwargs)
+        monitor = getattr(self, '_user_monitor', None)
+        if monitor is not None and monitor[0] is not None:
+            new.set_monitor_callback(*monitor)      # as MXNet rebinds the callback
+        return new
 
     def memory_plan(self):
         """The memory plan in bytes: naive, forward_peak, backward_peak, planned, internal, and the

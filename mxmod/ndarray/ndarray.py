@@ -1,5 +1,7 @@
 """The NDArray: a device array (numpy on CPU, cupy on GPU) with MXNet's Python interface."""
+import ctypes
 import functools
+import weakref
 
 import numpy as np
 
@@ -78,9 +80,18 @@ class NDArray(object):
     __slots__ = ('_data', '_ctx', '_ag', '__weakref__')
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx=None):
+    def __init__(self, data, ctx=None, writable=True):
+        if isinstance(data, ctypes.c_void_p):       # MXNet's NDArray(handle, writable)
+            data, ctx = _from_handle(data, writable)
         self._ctx = ctx if ctx is not None else current_context()
         self._data = data
+
+    @property
+    def _as_parameter_(self):
+        """What ctypes sees of this array: its handle (``ctypes.cast(arr, NDArrayHandle)``)."""
+        key = id(self)
+        _HANDLES[key] = self
+        return key
 
     # ---- basic properties -------------------------------------------------
     @property
@@ -304,6 +315,24 @@ class NDArray(object):
             raise AttributeError(name)
         from . import op_methods  # pylint: disable=import-outside-toplevel
         return op_methods.bound(self, name)
+
+
+_HANDLES = weakref.WeakValueDictionary()     # handle value -> the live NDArray it stands for
+
+
+def _from_handle(handle, writable):
+    """The storage and context of the NDArray behind a handle (see ``_as_parameter_``)."""
+    src = _HANDLES.get(handle.value)
+    if src is None:
+        raise MXNetError('NDArray: handle %r does not refer to a live NDArray' % (handle.value,))
+    data = src._data
+    if isinstance(data, SparseStorage):
+        raise MXNetError('NDArray(handle): the handle refers to a %s array; only dense arrays '
+                         'can be wrapped this way' % data.stype)
+    if not writable and isinstance(data, np.ndarray):
+        data = data.view()
+        data.flags.writeable = False
+    return data, src._ctx
 
 
 def _broadcasts_to(shape, target):
