@@ -54,8 +54,17 @@ def invoke(op_name, args, kwargs):
         arrays = [by_name[n] for n in names]
     if len(arrays) != len(names):
         raise MXNetError('%s expects %d inputs %s, got %d' % (op_name, len(names), names, len(arrays)))
+    return run_instance(op, arrays, out=out, is_train=is_train, ctx=ctx_arg)
+
+
+def run_instance(op, arrays, out=None, is_train=None, ctx=None):
+    """Run operator instance ``op`` imperatively on NDArrays (arguments then auxiliary states),
+    recording it for autograd; returns the visible outputs (an NDArray or a list)."""
+    if is_train is None:
+        is_train = tape.is_training()
+    cls = type(op)
     _check_types(op, arrays)
-    ctx = arrays[0].context if arrays else ctx_arg or current_context()
+    ctx = arrays[0].context if arrays else ctx or current_context()
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
     if out is not None and getattr(cls, 'accumulates_into_out', False):
         octx.out = [o._data for o in (out if isinstance(out, (list, tuple)) else [out])]
