@@ -46,6 +46,13 @@ class MXNetTypeError(MXNetError, TypeError):
     """A value of the wrong type, where MXNet raises TypeError (caught by either name)."""
 
 
+class DeferredOpError(MXNetError):
+    """An error an operator meets while computing on the values (an index out of range with
+    mode='raise', ...). MXNet's engine runs operators asynchronously and reports such errors
+    when a result is read: the arrays the operator writes (and those computed from them) carry
+    the error, and ``asnumpy`` / ``wait_to_read`` raise it once. mxmod does the same."""
+
+
 string_types = (str,)
 numeric_types = (float, int, np.generic, numbers.Number)
 integer_types = (int, np.integer)

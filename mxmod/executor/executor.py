@@ -5,9 +5,9 @@ used more than once, recomputing mirrored values, and writes each argument's gra
 its grad_req (write / add / null)."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, DeferredOpError
 from ..context import device_scope, xp_of
-from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
+from ..ndarray.ndarray import NDArray, from_xp, on_device, _put, defer_error
 from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
@@ -186,15 +186,25 @@ class Executor(object):
         vals = self._vals
         for octx in self._octx:
             octx.is_train = is_train
-        if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
-            fastpath.run_forward(self, frees)
-        else:
-            if PROFILER.memory:
-                track_bound_arrays(self)
-            for step, octx, free in zip(self._plan.steps, self._octx, frees):
-                self._run_step(step, octx)
-                for s in free:
-                    vals[s] = None
+        self._deferred = None
+        for out in self.outputs:
+            out._exc = None
+        try:
+            if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
+                fastpath.run_forward(self, frees)
+            else:
+                if PROFILER.memory:
+                    track_bound_arrays(self)
+                for step, octx, free in zip(self._plan.steps, self._octx, frees):
+                    self._run_step(step, octx)
+                    for s in free:
+                        vals[s] = None
+        except DeferredOpError as err:
+            # reported when an output is read, as MXNet's asynchronous engine does
+            self._deferred = err
+            defer_error(self.outputs, err)
+            self._is_train = is_train
+            return self.outputs
         for out, slot in zip(self.outputs, self._plan.head_slots):
             value, target = vals[slot], out._data
             if tuple(value.shape) != target.shape:
@@ -268,6 +278,9 @@ class Executor(object):
         """Compute gradients of the arguments given head gradients of the outputs (needed for
         outputs that are not loss layers)."""
         if not self._backward_steps:
+            return
+        if getattr(self, '_deferred', None) is not None:
+            defer_error([g for g in self.grad_arrays if g is not None], self._deferred)
             return
         self._values_for_backward()
         grads = self._head_grads(out_grads)

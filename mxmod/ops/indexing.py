@@ -5,7 +5,7 @@ Shape inference follows MXNet 1.9.1 (0 = unknown dimension, None = unknown shape
 index inputs get no gradient (None); gradients flowing into data are scatter-added."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, DeferredOpError
 from .base import Operator, Param, register, merge_shape
 from .shape import ShapeOnly, is_known, norm_axis, prod, save_shape, saved_shape
 
@@ -248,8 +248,8 @@ class Take(Operator):
         if self.p.mode == 'wrap':
             return xp.mod(idx, size)
         if bool(((idx < 0) | (idx >= size)).any()):
-            raise MXNetError('take: indices out of bound [0, %d) for axis %d (mode raise)'
-                             % (size, self.p.axis))
+            raise DeferredOpError('take: indices out of bound [0, %d) for axis %d (mode raise)'
+                                  % (size, self.p.axis))
         return idx
 
     def forward(self, octx, inputs, aux):

@@ -2,8 +2,16 @@
 the draws of that forward (MXNet keeps forward's values; Dropout mode='always' then has one mask
 for output and gradient), and the rerun must not consume the random stream."""
 import numpy as np
+import pytest
 
 import mxmod as mx
+
+
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
 
 
 def _always_dropout_executor(shape):

@@ -12,6 +12,13 @@ from mxmod.base import NDArrayHandle
 from mxmod.ndarray import NDArray
 
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
+
+
 def _names(sym, **shapes):
     out = []
     exe = sym.simple_bind(ctx=mx.cpu(), grad_req='null', **shapes)

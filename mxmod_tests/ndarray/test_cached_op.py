@@ -7,6 +7,13 @@ import mxmod as mx
 from mxmod.base import MXNetError
 
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
+
+
 def _conv_plus_two():
     return mx.sym.Convolution(mx.sym.var('data'), kernel=(3, 3), num_filter=4, name='conv') + 2
 

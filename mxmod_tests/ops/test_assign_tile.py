@@ -9,6 +9,13 @@ from mxmod.base import MXNetError
 from mxmod_tests.ops.opcheck import check_forward, check_grad
 
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
+
+
 # ---- tile -------------------------------------------------------------------------------------
 @pytest.mark.parametrize('reps', [(), (3,), (2, 1), (1, 2, 3)])
 def test_tile_matches_numpy(reps):

@@ -8,6 +8,13 @@ import mxmod as mx
 from mxmod.base import MXNetError
 
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
+
+
 class _Sqr(mx.operator.CustomOp):
     def forward(self, is_train, req, in_data, out_data, aux):
         inp = in_data[0]

@@ -10,6 +10,13 @@ import mxmod as mx
 from mxmod.base import MXNetError
 from mxmod_tests.ops.opcheck import check_forward, check_grad
 
+
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
+
 RNG = np.random.RandomState(3)
 
 

@@ -8,6 +8,13 @@ import mxmod as mx
 from mxmod.base import MXNetError
 
 
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    """Symbols made here get their own name counters (later tests expect fresh ones)."""
+    with mx.name.NameManager():
+        yield
+
+
 def _zipf_probs(range_max, base):
     c = np.arange(range_max, dtype=np.float64)
     return np.log((c + 2) / (c + 1)) / np.log(base)
