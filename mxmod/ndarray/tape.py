@@ -103,8 +103,8 @@ class OpNode(Node):
         values = list(self.in_data) + list(self.aux_data) + list(self.out_data) + list(out_grads)
         if any(isinstance(v, SparseStorage) for v in values):
             # storage types decide the kernels (or a dense fallback), as for the forward
-            from ..ops.sparse_registry import run_backward  # pylint: disable=import-outside-toplevel
-            return run_backward(self.op, octx, out_grads, self.in_data, self.out_data,
+            from ..ops import sparse_registry  # pylint: disable=import-outside-toplevel
+            return sparse_registry.run_backward(self.op, octx, out_grads, self.in_data, self.out_data,
                                 self.aux_data)
         return self.op.backward(octx, out_grads, self.in_data, self.out_data, self.aux_data)
 

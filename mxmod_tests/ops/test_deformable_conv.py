@@ -66,8 +66,9 @@ def _reference(x, offset, mask, weight, bias, stride, pad, dilate, dg, ng):
                     k = i * kw + j
                     for y in range(oh):
                         for z in range(ow):
-                            h = y * stride[0] - pad[0] + i * dilate[0] + offset[b, g * 2 * kh * kw + 2 * k, y, z]
-                            w = z * stride[1] - pad[1] + j * dilate[1] + offset[b, g * 2 * kh * kw + 2 * k + 1, y, z]
+                            base = g * 2 * kh * kw + 2 * k
+                            h = y * stride[0] - pad[0] + i * dilate[0] + offset[b, base, y, z]
+                            w = z * stride[1] - pad[1] + j * dilate[1] + offset[b, base + 1, y, z]
                             if mask is None:
                                 cols[ch, i, j, y, z] = _bilinear_v1(x[b, ch], h, w)
                             else:

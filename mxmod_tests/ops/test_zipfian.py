@@ -35,7 +35,8 @@ def test_unique_rows_are_distinct_and_in_range():
 
 def test_unique_full_range_takes_every_class():
     classes, tries = mx.nd._internal._sample_unique_zipfian(20, shape=(3, 20))
-    np.testing.assert_array_equal(np.sort(classes.asnumpy(), axis=1), np.tile(np.arange(20), (3, 1)))
+    np.testing.assert_array_equal(np.sort(classes.asnumpy(), axis=1),
+                                  np.tile(np.arange(20), (3, 1)))
     assert np.all(tries.asnumpy() >= 20)
 
 
