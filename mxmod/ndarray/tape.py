@@ -104,8 +104,8 @@ class OpNode(Node):
         if any(isinstance(v, SparseStorage) for v in values):
             # storage types decide the kernels (or a dense fallback), as for the forward
             from ..ops import sparse_registry  # pylint: disable=import-outside-toplevel
-            return sparse_registry.run_backward(self.op, octx, out_grads, self.in_data, self.out_data,
-                                self.aux_data)
+            return sparse_registry.run_backward(self.op, octx, out_grads, self.in_data,
+                                                self.out_data, self.aux_data)
         return self.op.backward(octx, out_grads, self.in_data, self.out_data, self.aux_data)
 
     def clear(self):
