@@ -1,4 +1,5 @@
 """Base definitions shared by every layer: the error type, type aliases and small helpers."""
+import ctypes
 import numbers
 import os
 import platform
@@ -7,7 +8,11 @@ import numpy as np
 
 __all__ = ['MXNetError', 'string_types', 'numeric_types', 'integer_types', 'mx_real_t',
            'as_list', 'check_call', 'data_dir', 'data_dir_default', 'classproperty',
-           'with_metaclass']
+           'with_metaclass', 'NDArrayHandle', 'py_str']
+
+# MXNet's C handle types: an NDArray passes for an NDArrayHandle where ctypes expects one
+# (``ctypes.cast(arr, NDArrayHandle)``), and ``NDArray(handle)`` gives back an array on it
+NDArrayHandle = ctypes.c_void_p
 
 
 def data_dir_default():
@@ -39,6 +44,13 @@ class MXNetValueError(MXNetError, ValueError):
 
 class MXNetTypeError(MXNetError, TypeError):
     """A value of the wrong type, where MXNet raises TypeError (caught by either name)."""
+
+
+class DeferredOpError(MXNetError):
+    """An error an operator meets while computing on the values (an index out of range with
+    mode='raise', ...). MXNet's engine runs operators asynchronously and reports such errors
+    when a result is read: the arrays the operator writes (and those computed from them) carry
+    the error, and ``asnumpy`` / ``wait_to_read`` raise it once. mxmod does the same."""
 
 
 string_types = (str,)

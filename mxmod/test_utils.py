@@ -5,6 +5,7 @@ The helpers live in ``mxmod.testing`` by concern and are gathered here. As in MX
 ``rnd``, ``npt``, ...), which MXNet's test files rely on."""
 # pylint: disable=unused-import,wildcard-import,unused-wildcard-import
 import bz2  # noqa: F401
+import ctypes  # noqa: F401
 import errno  # noqa: F401
 import gzip  # noqa: F401
 import json  # noqa: F401
@@ -25,8 +26,9 @@ import numpy.random as rnd  # noqa: F401
 import numpy.testing as npt  # noqa: F401
 
 import mxmod as mx  # noqa: F401
+from .base import NDArrayHandle, py_str, MXNetError  # noqa: F401
 from .context import Context, current_context  # noqa: F401
-from .ndarray import array  # noqa: F401
+from .ndarray import array, NDArray  # noqa: F401
 from .util import getenv, setenv  # noqa: F401
 
 # ---- tolerances -------------------------------------------------------------------------------

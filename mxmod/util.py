@@ -21,6 +21,11 @@ def is_np_shape():
     return getattr(_STATE, 'np_shape', False) or _GLOBAL['np_shape']
 
 
+def np_shape_is_global():
+    """True when numpy shape semantics were switched on for every thread (``set_np_shape(2)``)."""
+    return _GLOBAL['np_shape']
+
+
 def set_np_shape(active):
     """Turn numpy shape semantics on (True or 1: for the calling thread; 2: for every thread)
     or off (False or 0: everywhere); returns the previous setting."""

@@ -5,11 +5,11 @@ used more than once, recomputing mirrored values, and writes each argument's gra
 its grad_req (write / add / null)."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, DeferredOpError
 from ..context import device_scope, xp_of
-from ..ndarray.ndarray import NDArray, from_xp, on_device, _put
+from ..ndarray.ndarray import NDArray, from_xp, on_device, _put, defer_error
 from ..ops.base import OpContext
-from .. import threads
+from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, gradient_writes, numerics, storage
@@ -179,18 +179,32 @@ class Executor(object):
         self._load_inputs()
         self._derived.clear()
         frees = self._free_train if is_train else self._free_infer
+        # backward after an inference pass reruns that pass (see _values_for_backward); random
+        # operators must then draw what they drew here (Dropout mode='always')
+        self._rng_before = (rng.snapshot(self._contexts())
+                            if not is_train and self._backward_steps else None)
         vals = self._vals
         for octx in self._octx:
             octx.is_train = is_train
-        if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
-            fastpath.run_forward(self, frees)
-        else:
-            if PROFILER.memory:
-                track_bound_arrays(self)
-            for step, octx, free in zip(self._plan.steps, self._octx, frees):
-                self._run_step(step, octx)
-                for s in free:
-                    vals[s] = None
+        self._deferred = None
+        for out in self.outputs:
+            out._exc = None
+        try:
+            if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
+                fastpath.run_forward(self, frees)
+            else:
+                if PROFILER.memory:
+                    track_bound_arrays(self)
+                for step, octx, free in zip(self._plan.steps, self._octx, frees):
+                    self._run_step(step, octx)
+                    for s in free:
+                        vals[s] = None
+        except DeferredOpError as err:
+            # reported when an output is read, as MXNet's asynchronous engine does
+            self._deferred = err
+            defer_error(self.outputs, err)
+            self._is_train = is_train
+            return self.outputs
         for out, slot in zip(self.outputs, self._plan.head_slots):
             value, target = vals[slot], out._data
             if tuple(value.shape) != target.shape:
@@ -265,6 +279,9 @@ class Executor(object):
         outputs that are not loss layers)."""
         if not self._backward_steps:
             return
+        if getattr(self, '_deferred', None) is not None:
+            defer_error([g for g in self.grad_arrays if g is not None], self._deferred)
+            return
         self._values_for_backward()
         grads = self._head_grads(out_grads)
         if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
@@ -295,12 +312,28 @@ class Executor(object):
         if getattr(self, '_is_train', None):
             return
         self._load_inputs()
-        for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
-            octx.is_train = False
-            self._run_step(step, octx)
-            for slot in free:
-                self._vals[slot] = None
+        replay = getattr(self, '_rng_before', None)
+        now = rng.snapshot(self._contexts()) if replay else None
+        if replay:
+            rng.restore(replay)
+        try:
+            for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
+                octx.is_train = False
+                self._run_step(step, octx)
+                for slot in free:
+                    self._vals[slot] = None
+        finally:
+            if now:
+                rng.restore(now)
         self._is_train = False
+
+    def _contexts(self):
+        """The distinct contexts the steps run on."""
+        seen = []
+        for octx in self._octx:
+            if octx.ctx not in seen:
+                seen.append(octx.ctx)
+        return seen
 
     def _head_grads(self, out_grads):
         if out_grads is None:
@@ -415,6 +448,7 @@ class Executor(object):
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
         self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
+        self._user_monitor = (callback, monitor_all)     # reshape installs it on the new executor
 
     def get_optimized_symbol(self):
         """The symbol actually executed (after common subexpression elimination)."""
@@ -439,7 +473,11 @@ class Executor(object):
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes that shares this one's parameter memory."""
         from .bind import reshape  # pylint: disable=import-outside-toplevel
-        return reshape(self, partial_shaping, allow_up_sizing, kwargs)
+        new = reshape(self, partial_shaping, allow_up_sizing, kwargs)
+        monitor = getattr(self, '_user_monitor', None)
+        if monitor is not None and monitor[0] is not None:
+            new.set_monitor_callback(*monitor)      # as MXNet rebinds the callback
+        return new
 
     def memory_plan(self):
         """The memory plan in bytes: naive, forward_peak, backward_peak, planned, internal, and the

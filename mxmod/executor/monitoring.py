@@ -7,6 +7,28 @@ when the input is a variable."""
 from ..ndarray.ndarray import from_xp
 
 
+# Operators MXNet 1.9.1 registers without input names (no FListInputNames): its monitor reports
+# their inputs as '<node>_input<i>'. Found by running every operator under the real MXNet's
+# monitor (monitor_all=True); the names are the operators' canonical names here.
+GENERIC_INPUT_NAMES = frozenset([
+    'Activation', 'BlockGrad', 'Cast', 'Flatten', 'Reshape', 'SoftmaxActivation', '_copy',
+    '_div_scalar', '_equal_scalar', '_greater_equal_scalar', '_greater_scalar', '_hypot_scalar',
+    '_lesser_equal_scalar', '_lesser_scalar', '_logical_and_scalar', '_logical_or_scalar',
+    '_logical_xor_scalar', '_maximum_scalar', '_minimum_scalar', '_minus_scalar', '_mod_scalar',
+    '_mul_scalar', '_not_equal_scalar', '_plus_scalar', '_power_scalar', '_rdiv_scalar',
+    '_rminus_scalar', '_rmod_scalar', '_rpower_scalar', '_sample_multinomial',
+    '_scatter_minus_scalar', '_scatter_plus_scalar', '_shuffle', 'abs', 'amp_cast', 'arccos',
+    'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctanh', 'argmax', 'argmax_channel', 'argmin',
+    'argsort', 'broadcast_axis', 'broadcast_to', 'cbrt', 'ceil', 'clip', 'cos', 'cosh', 'degrees',
+    'erf', 'erfinv', 'exp', 'expand_dims', 'expm1', 'fix', 'floor', 'gamma', 'gammaln',
+    'hard_sigmoid', 'log', 'log10', 'log1p', 'log2', 'logical_not', 'make_loss', 'max', 'mean',
+    'min', 'nanprod', 'nansum', 'negative', 'norm', 'ones_like', 'prod', 'radians', 'rcbrt',
+    'reciprocal', 'relu', 'rint', 'round', 'rsqrt', 'shape_array', 'sigmoid', 'sign', 'sin',
+    'sinh', 'size_array', 'slice', 'slice_axis', 'smooth_l1', 'softmin', 'softsign', 'sort',
+    'sqrt', 'square', 'sum', 'tan', 'tanh', 'topk', 'transpose', 'trunc', 'zeros_like',
+])
+
+
 def _wrap(value, ctx):
     return from_xp(value, ctx)
 
@@ -26,7 +48,8 @@ def _report_inputs(exe, step, ctx):
     variables = dict(zip(plan.arg_slots, plan.arg_names))
     variables.update(zip(plan.aux_slots, plan.aux_names))
     names = step.op.list_arguments() + step.op.list_auxiliary_states()
-    generic = getattr(step.op, 'monitor_generic_inputs', False)
+    generic = getattr(step.op, 'monitor_generic_inputs', False) or \
+        step.op.op_name in GENERIC_INPUT_NAMES
     for i, (name, slot) in enumerate(zip(names, list(step.inputs) + list(step.aux))):
         value = _wrap(exe._vals[slot], ctx)
         if slot in variables:

@@ -53,3 +53,4 @@ from . import linalg, image  # noqa: F401,E402
 from .op_functions import eye, histogram, split_v2, moveaxis  # noqa: F401,E402
 from . import sparse  # noqa: F401,E402
 from .sparse_ndarray import CSRNDArray, RowSparseNDArray  # noqa: F401,E402
+from .cached_op import CachedOp  # noqa: F401,E402

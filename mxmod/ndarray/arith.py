@@ -9,7 +9,7 @@ from ..base import MXNetError, numeric_types
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
 from . import tape
-from .ndarray import NDArray, from_xp, on_device
+from .ndarray import NDArray, from_xp, on_device, defer_error, pending_error
 
 
 def _operand(self, other):
@@ -69,8 +69,13 @@ def _binary(fn, names, reflected=False):
         rhs = _operand(self, other)
         lhs, rhs = (rhs, self._data) if reflected else (self._data, rhs)
         if PROFILER.imperative:
-            return _result(self, _profiled(fn, names, self, other, lhs, rhs))
-        return _result(self, fn(lhs, rhs))
+            out = _result(self, _profiled(fn, names, self, other, lhs, rhs))
+        else:
+            out = _result(self, fn(lhs, rhs))
+        pending = pending_error((self, other))
+        if pending is not None:     # computed from a value that carries an error: so does this
+            defer_error([out], pending)
+        return out
     return method
 
 

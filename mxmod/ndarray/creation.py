@@ -161,7 +161,7 @@ def concat(*arrays, **kwargs):
     dim = kwargs.pop('dim', 1)
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
-    if any(a.stype != 'default' for a in arrays):
+    if any(a.stype != 'default' for a in arrays) or _recorded(arrays):
         from .register import invoke  # pylint: disable=import-outside-toplevel
         return invoke('Concat', tuple(arrays), {'dim': dim})
     ctx = arrays[0].context
@@ -180,11 +180,20 @@ def concatenate(arrays, axis=0, always_copy=True):
     return concat(*arrays, dim=axis)
 
 
+def _recorded(arrays):
+    """True when autograd records a call on ``arrays``."""
+    from . import tape  # pylint: disable=import-outside-toplevel
+    return tape.needs_recording(arrays)
+
+
 def stack(*arrays, **kwargs):
     """Stack along a new axis ``axis`` (default 0)."""
     axis = kwargs.pop('axis', 0)
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = arrays[0]
+    if _recorded(arrays):       # through the operator, so that autograd records it
+        from .register import invoke  # pylint: disable=import-outside-toplevel
+        return invoke('stack', tuple(arrays), {'axis': axis})
     ctx = arrays[0].context
     _same_dtype('stack', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]

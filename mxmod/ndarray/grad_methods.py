@@ -20,10 +20,11 @@ def attach_grad(self, grad_req='write', stype=None):
     stype : str, optional
         Storage type of the gradient array (default: this array's).
     """
+    from ..sparse_storage import empty_storage, stype_of  # pylint: disable=import-outside-toplevel
     with device_scope(self._ctx):
-        grad = from_xp(xp_of(self._ctx).zeros_like(self._data), self._ctx)
-    if stype not in (None, 'default'):
-        grad = grad.tostype(stype)
+        # the gradient has this array's storage type unless told otherwise, as in MXNet
+        grad = from_xp(empty_storage(xp_of(self._ctx), stype or stype_of(self._data),
+                                     self.shape, self._data.dtype), self._ctx)
     tape.mark_variable(self, grad, grad_req)
 
 

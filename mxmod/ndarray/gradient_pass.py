@@ -2,6 +2,7 @@
 of variables, walking recorded nodes newest first (a node's inputs are always older than it)."""
 from ..base import MXNetError
 from ..context import device_scope, xp_of
+from ..sparse_storage import SparseStorage, to_dense, to_stype, stype_of, add_values
 from . import tape
 
 __all__ = ['backward']
@@ -41,7 +42,12 @@ def _useful(nodes, targets):
 def _accumulate(grads, entry, value):
     key = (id(entry[0]), entry[1])
     old = grads.get(key)
-    grads[key] = value if old is None else old + value
+    if old is None:
+        grads[key] = value
+    elif isinstance(old, SparseStorage) or isinstance(value, SparseStorage):
+        grads[key] = add_values(old, value)
+    else:
+        grads[key] = old + value
 
 
 def _head_grads(heads, head_grads, entries):
@@ -54,12 +60,15 @@ def _head_grads(heads, head_grads, entries):
     for head, hgrad, entry in zip(heads, head_grads, entries):
         if hgrad is None:
             with device_scope(head.context):
-                value = xp_of(head.context).ones_like(head._data)
+                # a sparse head gets a dense head gradient of ones
+                value = xp_of(head.context).ones(head.shape, dtype=head._data.dtype)
         else:
             if tuple(hgrad.shape) != head.shape:
                 raise MXNetError('backward: head gradient of shape %s for a head of shape %s'
                                  % (tuple(hgrad.shape), head.shape))
-            value = hgrad._data.astype(head._data.dtype, copy=True)
+            value = hgrad._data.astype(head._data.dtype)
+            if value is hgrad._data:
+                value = value.copy()
         _accumulate(grads, entry, value)
     return grads
 
@@ -89,7 +98,8 @@ def _step(node, grads, wanted, useful, captured):
 
 def _zeros_like_output(node, index):
     if node.kind == 'op':
-        return node.octx.xp.zeros_like(node.out_data[index])
+        out = node.out_data[index]
+        return node.octx.xp.zeros(out.shape, dtype=out.dtype)
     return node.xp.zeros(node.out_shapes[index], dtype=node.out_dtypes[index])
 
 
@@ -102,11 +112,26 @@ def _write_variable(node, grad):
             if node.grad_req == 'write':
                 target._data[...] = 0
             return
+        if isinstance(grad, SparseStorage) or isinstance(target._data, SparseStorage):
+            _write_sparse(target, grad, node.grad_req)
+            return
         grad = grad.reshape(target.shape) if tuple(grad.shape) != target.shape else grad
         if node.grad_req == 'add':
             target._data += grad
         else:
             target._data[...] = grad
+
+
+def _write_sparse(target, grad, grad_req):
+    """Write (or add) a gradient into a gradient array when either is sparse: the gradient
+    array keeps its storage type."""
+    if grad_req == 'add':
+        grad = add_values(target._data, grad)
+    stype = stype_of(target._data)
+    if stype == 'default':
+        target._data[...] = to_dense(grad)
+    else:
+        target._data.assign(to_stype(grad, stype))
 
 
 def backward(heads, head_grads=None, variables=None, retain_graph=False, train_mode=True):

@@ -1,5 +1,7 @@
 """The NDArray: a device array (numpy on CPU, cupy on GPU) with MXNet's Python interface."""
+import ctypes
 import functools
+import weakref
 
 import numpy as np
 
@@ -75,12 +77,21 @@ class NDArray(object):
     ctx : Context, optional
         The device the storage lives on (default: the current context).
     """
-    __slots__ = ('_data', '_ctx', '_ag', '__weakref__')
+    __slots__ = ('_data', '_ctx', '_ag', '_exc', '__weakref__')
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx=None):
+    def __init__(self, data, ctx=None, writable=True):
+        if isinstance(data, ctypes.c_void_p):       # MXNet's NDArray(handle, writable)
+            data, ctx = _from_handle(data, writable)
         self._ctx = ctx if ctx is not None else current_context()
         self._data = data
+
+    @property
+    def _as_parameter_(self):
+        """What ctypes sees of this array: its handle (``ctypes.cast(arr, NDArrayHandle)``)."""
+        key = id(self)
+        _HANDLES[key] = self
+        return key
 
     # ---- basic properties -------------------------------------------------
     @property
@@ -158,6 +169,7 @@ class NDArray(object):
     # ---- conversion --------------------------------------------------------
     def asnumpy(self):
         """Return a numpy copy of the array."""
+        raise_deferred(self)
         return np.array(to_numpy(self._data), copy=True)
 
     def asscalar(self):
@@ -210,6 +222,7 @@ class NDArray(object):
 
     def wait_to_read(self):
         """Block until pending writes finish (synchronizes the device stream on GPU)."""
+        raise_deferred(self)
         if not isinstance(self._data, np.ndarray):
             xp_of(self._ctx).cuda.get_current_stream().synchronize()
 
@@ -304,6 +317,63 @@ class NDArray(object):
             raise AttributeError(name)
         from . import op_methods  # pylint: disable=import-outside-toplevel
         return op_methods.bound(self, name)
+
+
+class _PendingError(object):
+    """One operator's error, shared by every array that carries it: raised once, by whichever
+    of them is read first (MXNet's engine shares one exception among the variables it reached,
+    and clears it when it is thrown)."""
+    __slots__ = ('error',)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def raise_deferred(array):
+    """Raise the error an operator met while computing ``array`` (see DeferredOpError), unless
+    it was raised already."""
+    holder = getattr(array, '_exc', None)
+    if holder is not None:
+        array._exc = None
+        err, holder.error = holder.error, None
+        if err is not None:
+            raise err
+
+
+def defer_error(arrays, err):
+    """Make each of ``arrays`` carry ``err`` (an exception, or the holder of one taken from
+    :func:`pending_error`) until it is read."""
+    holder = err if isinstance(err, _PendingError) else _PendingError(err)
+    for arr in arrays:
+        if isinstance(arr, NDArray):
+            arr._exc = holder
+
+
+def pending_error(arrays):
+    """The not yet raised error carried by one of ``arrays`` (its holder), or None."""
+    for arr in arrays:
+        holder = getattr(arr, '_exc', None)
+        if holder is not None and holder.error is not None:
+            return holder
+    return None
+
+
+_HANDLES = weakref.WeakValueDictionary()     # handle value -> the live NDArray it stands for
+
+
+def _from_handle(handle, writable):
+    """The storage and context of the NDArray behind a handle (see ``_as_parameter_``)."""
+    src = _HANDLES.get(handle.value)
+    if src is None:
+        raise MXNetError('NDArray: handle %r does not refer to a live NDArray' % (handle.value,))
+    data = src._data
+    if isinstance(data, SparseStorage):
+        raise MXNetError('NDArray(handle): the handle refers to a %s array; only dense arrays '
+                         'can be wrapped this way' % data.stype)
+    if not writable and isinstance(data, np.ndarray):
+        data = data.view()
+        data.flags.writeable = False
+    return data, src._ctx
 
 
 def _broadcasts_to(shape, target):

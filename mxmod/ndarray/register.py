@@ -1,7 +1,7 @@
 """Imperative operator calls: ``mx.nd.<Op>(*inputs, out=None, **params)`` for every registered op."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, DeferredOpError
 from ..context import Context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
 from ..ops.sparse_registry import rule_of, run_forward
@@ -9,7 +9,7 @@ from ..sparse_storage import SparseStorage
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
 from . import tape
-from .ndarray import NDArray, from_xp
+from .ndarray import NDArray, from_xp, defer_error, pending_error
 
 _INSTANCE_CACHE = {}
 
@@ -54,8 +54,17 @@ def invoke(op_name, args, kwargs):
         arrays = [by_name[n] for n in names]
     if len(arrays) != len(names):
         raise MXNetError('%s expects %d inputs %s, got %d' % (op_name, len(names), names, len(arrays)))
+    return run_instance(op, arrays, out=out, is_train=is_train, ctx=ctx_arg)
+
+
+def run_instance(op, arrays, out=None, is_train=None, ctx=None):
+    """Run operator instance ``op`` imperatively on NDArrays (arguments then auxiliary states),
+    recording it for autograd; returns the visible outputs (an NDArray or a list)."""
+    if is_train is None:
+        is_train = tape.is_training()
+    cls = type(op)
     _check_types(op, arrays)
-    ctx = arrays[0].context if arrays else ctx_arg or current_context()
+    ctx = arrays[0].context if arrays else ctx or current_context()
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
     if out is not None and getattr(cls, 'accumulates_into_out', False):
         octx.out = [o._data for o in (out if isinstance(out, (list, tuple)) else [out])]
@@ -66,16 +75,40 @@ def invoke(op_name, args, kwargs):
         forward = lambda octx, ins, aux: run_forward(op, octx, ins, aux)  # noqa: E731
     if out is not None:
         tape.check_writable(out if isinstance(out, (list, tuple)) else [out])
-    with device_scope(ctx):
-        if PROFILER.imperative:
-            results = run_op(op.op_name, ctx, forward, octx, data[:nargs], data[nargs:])
-        else:
-            results = forward(octx, data[:nargs], data[nargs:])
+    pending = pending_error(arrays)
+    try:
+        with device_scope(ctx):
+            if PROFILER.imperative:
+                results = run_op(op.op_name, ctx, forward, octx, data[:nargs], data[nargs:])
+            else:
+                results = forward(octx, data[:nargs], data[nargs:])
+    except DeferredOpError as err:
+        # reported when a result is read, as MXNet's asynchronous engine does
+        delivered = _deliver(_placeholders(op, arrays, ctx), out, ctx)
+        defer_error(delivered if isinstance(delivered, (list, tuple)) else [delivered], err)
+        return delivered
     delivered = _deliver(results[:op.num_visible_outputs()], out, ctx)
+    if pending is not None:     # computed from a value that carries an error: so does this
+        defer_error(delivered if isinstance(delivered, (list, tuple)) else [delivered], pending)
     if tape.is_recording():
         outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]
         tape.record_op(op, octx, arrays[:nargs], arrays[nargs:], results, list(outs))
     return delivered
+
+
+def _placeholders(op, arrays, ctx):
+    """Zero arrays of the shapes and dtypes of the visible outputs (for a failed call)."""
+    nargs = len(op.list_arguments())
+    nout = len(op.list_outputs())
+    shapes = [tuple(a.shape) for a in arrays]
+    _, out_shapes = op.infer_shape(shapes[:nargs] + shapes[nargs:], [None] * nout)
+    dtypes = [np.dtype(a.dtype).name for a in arrays]
+    _, out_types = op.infer_type(dtypes, [None] * nout)
+    xp = xp_of(ctx)
+    with device_scope(ctx):
+        return [xp.zeros(s or (), dtype=t or (dtypes[0] if dtypes else 'float32'))
+                for s, t in zip(out_shapes[:op.num_visible_outputs()],
+                                out_types[:op.num_visible_outputs()])]
 
 
 def _check_types(op, arrays):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..base import MXNetError, write_file_atomic
 from ..context import Context
+from ..util import is_np_shape, np_shape_is_global
 from . import sparse_io
 from .ndarray import NDArray, from_xp, to_numpy
 
@@ -37,7 +38,11 @@ _SAVE_ERROR = 'save only accept dict str->NDArray or list of NDArray'
 def _record_bytes(arr):
     """One V2 record for a dense NDArray: header, the array's context, dtype flag, C-order data
     (sparse arrays: see :mod:`.sparse_io`)."""
+    np_shape = is_np_shape()
     if arr.stype != 'default':
+        if np_shape:
+            raise MXNetError('only allow serializing ndarray of default storage type in np shape '
+                             'semantics; got a %s array' % arr.stype)
         return sparse_io.record_bytes(arr, V2_MAGIC, FLAG_OF_DTYPE)
     host = to_numpy(arr._data)
     dtype = np.dtype(host.dtype).newbyteorder('=')
@@ -45,7 +50,9 @@ def _record_bytes(arr):
         raise TypeError('cannot save an NDArray of dtype %s; supported dtypes are %s'
                         % (dtype, ', '.join(str(np.dtype(d)) for d in DTYPE_OF_FLAG.values())))
     ctx = arr.context
-    parts = [struct.pack('<Iii', V2_MAGIC, DENSE, host.ndim),
+    # under numpy shape semantics MXNet marks the record V3 (0-d and zero-size arrays are
+    # ordinary arrays there), and only reads it back under the same semantics
+    parts = [struct.pack('<Iii', V3_MAGIC if np_shape else V2_MAGIC, DENSE, host.ndim),
              struct.pack('<%dq' % host.ndim, *host.shape),
              struct.pack('<iii', ctx.device_typeid, ctx.device_id, FLAG_OF_DTYPE[dtype]),
              np.ascontiguousarray(host, dtype=dtype.newbyteorder('<')).tobytes()]
@@ -190,9 +197,22 @@ def _read_shape(reader, magic, index):
     return tuple(shape)
 
 
+def _check_shape_semantics(magic, index):
+    """V3 records (saved under numpy shape semantics) load only under them, and the other
+    records only without them (unless the semantics are switched on globally), as in MXNet."""
+    if magic == V3_MAGIC and not is_np_shape():
+        raise MXNetError('array %d was saved in np shape semantics, must be loaded in the same '
+                         'semantics: load it inside `with mx.np_shape(True)` or a function '
+                         'decorated with `use_np_shape`' % index)
+    if magic != V3_MAGIC and is_np_shape() and not np_shape_is_global():
+        raise MXNetError('array %d was not saved in np shape semantics, but is being loaded in '
+                         'np shape semantics: load it inside `with mx.np_shape(False)`' % index)
+
+
 def _read_record(reader, index):
     """Read one array record; returns a host numpy array (or None for a 'none' array)."""
     (magic,) = reader.unpack('<I', 'the magic of array %d' % index)
+    _check_shape_semantics(magic, index)
     shape = _read_shape(reader, magic, index)
     if shape is None or not isinstance(shape, tuple):
         return shape        # None ('none' array) or a sparse storage read whole

@@ -11,6 +11,7 @@ import threading
 
 from ..base import MXNetError
 from ..context import xp_of
+from ..sparse_storage import SparseStorage
 
 __all__ = ['is_recording', 'is_training', 'set_recording', 'set_training', 'entry_of',
            'in_graph', 'mark_variable', 'record_op', 'record_function', 'check_writable',
@@ -99,6 +100,12 @@ class OpNode(Node):
         octx.need_grad = need_grad
         octx.grad_out = None
         octx.out = None
+        values = list(self.in_data) + list(self.aux_data) + list(self.out_data) + list(out_grads)
+        if any(isinstance(v, SparseStorage) for v in values):
+            # storage types decide the kernels (or a dense fallback), as for the forward
+            from ..ops import sparse_registry  # pylint: disable=import-outside-toplevel
+            return sparse_registry.run_backward(self.op, octx, out_grads, self.in_data,
+                                                self.out_data, self.aux_data)
         return self.op.backward(octx, out_grads, self.in_data, self.out_data, self.aux_data)
 
     def clear(self):

@@ -12,7 +12,9 @@ import numpy as np
 
 from ..base import MXNetError
 from ..profiler.hooks import custom_op
+from ..sparse_storage import empty_storage, stype_of
 from .base import Operator, Param, attr_str, merge_shape, register
+from .sparse_registry import StorageRule
 
 PROPS = {}
 
@@ -64,7 +66,7 @@ def _split_result(ret, counts, what):
 
 
 @register
-class Custom(Operator):
+class Custom(Operator, StorageRule):
     """Adapter from a registered CustomOpProp to the operator protocol.
 
     Every attribute other than ``op_type`` is passed to the property's constructor as a string."""
@@ -164,12 +166,16 @@ class Custom(Operator):
         return op
 
     def forward(self, octx, inputs, aux):
+        n_out = len(self.list_outputs())
+        return self._forward(octx, inputs, aux, ['default'] * n_out)
+
+    def _forward(self, octx, inputs, aux, out_stypes):
         xp, ctx = octx.xp, octx.ctx
         op = self._operator(octx, inputs, aux)
         _, out_shapes, _ = self._prop_shapes([x.shape for x in inputs])
         _, out_types, _ = self._prop_types([x.dtype for x in inputs])
-        outs = [_wrap(xp.zeros(s, dtype=t or inputs[0].dtype), ctx)
-                for s, t in zip(out_shapes, out_types)]
+        outs = [_wrap(empty_storage(xp, st, s, t or inputs[0].dtype), ctx)
+                for s, t, st in zip(out_shapes, out_types, out_stypes)]
         wrap = [_wrap(x, ctx) for x in inputs]
         with ctx, custom_op(self.p.op_type, ctx), user_code(self.p.op_type, 'forward'):
             op.forward(is_train=octx.is_train, req=['write'] * len(outs), in_data=wrap,
@@ -177,12 +183,17 @@ class Custom(Operator):
         return [o._data for o in outs]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
+        return self._backward(octx, out_grads, inputs, outputs, aux,
+                              ['default'] * len(inputs))
+
+    def _backward(self, octx, out_grads, inputs, outputs, aux, grad_stypes):
         xp, ctx = octx.xp, octx.ctx
         op = octx.saved.get('custom_op') or self._operator(octx, inputs, aux)
         need = list(octx.need_grad) if octx.need_grad is not None else [True] * len(inputs)
-        heads = [_wrap(g if g is not None else xp.zeros_like(o), ctx)
+        heads = [_wrap(g if g is not None else _zeros_like(xp, o), ctx)
                  for g, o in zip(list(out_grads) + [None] * len(outputs), outputs)]
-        in_grad = [_wrap(xp.zeros_like(x), ctx) for x in inputs]
+        in_grad = [_wrap(empty_storage(xp, st, x.shape, x.dtype), ctx)
+                   for x, st in zip(inputs, grad_stypes)]
         with ctx, custom_op(self.p.op_type, ctx, backward=True), \
                 user_code(self.p.op_type, 'backward'):
             op.backward(req=['write' if n else 'null' for n in need], out_grad=heads,
@@ -190,3 +201,38 @@ class Custom(Operator):
                         out_data=[_wrap(o, ctx) for o in outputs], in_grad=in_grad,
                         aux=[_wrap(a, ctx) for a in aux])
         return [g._data if n else None for g, n in zip(in_grad, need)]
+
+    # ---- storage types (the property's infer_storage_type[_backward]) ----------------------------
+    def forward_stypes(self, op, in_stypes):
+        n_args = self._counts()[0]
+        with user_code(self.p.op_type, 'infer_storage_type'):
+            ret = self.prop.infer_storage_type(list(in_stypes[:n_args]))
+        _, outs, _ = _split_result(ret, self._counts(), 'infer_storage_type')
+        return [str(s) for s in outs]
+
+    def sparse_forward(self, op, octx, inputs, aux, out_stypes):
+        return self._forward(octx, inputs, aux, out_stypes)
+
+    def backward_stypes(self, op, in_stypes, out_stypes, ograd_stypes):
+        n_args = self._counts()[0]
+        args, auxs = list(in_stypes[:n_args]), list(in_stypes[n_args:])
+        with user_code(self.p.op_type, 'infer_storage_type_backward'):
+            ret = self.prop.infer_storage_type_backward(
+                list(ograd_stypes), args, list(out_stypes), ['default'] * n_args, auxs)
+        if len(ret) != 5:
+            raise MXNetError('Custom: infer_storage_type_backward must return 5 lists (output '
+                             'gradients, inputs, outputs, input gradients, auxiliary states), '
+                             'got %d' % len(ret))
+        grads = list(ret[3])
+        if len(grads) != n_args:
+            raise MXNetError('Custom: infer_storage_type_backward returned %d input gradient '
+                             'storage types, expected %d' % (len(grads), n_args))
+        return [str(s) for s in grads]
+
+    def sparse_backward(self, op, octx, out_grads, inputs, outputs, aux, grad_stypes):
+        return self._backward(octx, out_grads, inputs, outputs, aux, grad_stypes)
+
+
+def _zeros_like(xp, value):
+    """Zeros of ``value``'s shape, dtype and storage type."""
+    return empty_storage(xp, stype_of(value), value.shape, value.dtype)

@@ -5,7 +5,7 @@ Shape inference follows MXNet 1.9.1 (0 = unknown dimension, None = unknown shape
 index inputs get no gradient (None); gradients flowing into data are scatter-added."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, DeferredOpError
 from .base import Operator, Param, register, merge_shape
 from .shape import ShapeOnly, is_known, norm_axis, prod, save_shape, saved_shape
 
@@ -82,6 +82,70 @@ class Slice(_Slicer):
         for i, sl in enumerate(self._slices(data)):
             out[i] = len(range(*sl.indices(data[i]))) if data[i] else 0
         return in_shapes, [merge_shape('slice', 'output', out_shapes[0], tuple(out))]
+
+
+class _SliceAssignBase(Operator):
+    """Shared part of ``_slice_assign`` and ``_slice_assign_scalar``: a copy of the first input
+    with the region ``begin:end:step`` replaced (MXNet writes it in place when ``out`` is the
+    input). MXNet registers no gradient for either."""
+    differentiable = False
+    params = {'begin': Param('shape'), 'end': Param('shape'), 'step': Param('shape', ())}
+
+    def setup(self):
+        Slice.setup(self)
+
+    def _slices(self, shape):
+        return Slice._slices(self, shape)
+
+    def _region_shape(self, shape):
+        out = list(shape)
+        for i, sl in enumerate(self._slices(shape)):
+            out[i] = len(range(*sl.indices(shape[i]))) if shape[i] else 0
+        return tuple(out)
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        raise MXNetError("Operator %s is non-differentiable because it didn't register "
+                         "FGradient attribute." % self.op_name)
+
+
+@register
+class SliceAssign(_SliceAssignBase):
+    """``lhs`` with ``lhs[begin:end:step] = rhs`` (``rhs`` has the region's shape)."""
+    op_name = '_slice_assign'
+    aliases = ('_crop_assign',)
+    arguments = ('lhs', 'rhs')
+
+    def infer_shape(self, in_shapes, out_shapes):
+        lhs = merge_shape(self.op_name, 'lhs', in_shapes[0], out_shapes[0])
+        rhs = in_shapes[1]
+        if lhs is not None and is_known(lhs):
+            rhs = merge_shape(self.op_name, 'rhs', rhs, self._region_shape(lhs))
+        return [lhs, rhs], [lhs]
+
+    def forward(self, octx, inputs, aux):
+        lhs, rhs = inputs
+        region = self._region_shape(lhs.shape)
+        if tuple(rhs.shape) != region:
+            raise MXNetError('%s: Shape inconsistent, Provided = %s, inferred shape=%s (rhs must '
+                             'have the shape of the region begin=%s end=%s step=%s of lhs %s)'
+                             % (self.op_name, list(rhs.shape), list(region), self.p.begin,
+                                self.p.end, self.p.step, tuple(lhs.shape)))
+        out = lhs.copy()
+        out[self._slices(lhs.shape)] = rhs
+        return [out]
+
+
+@register
+class SliceAssignScalar(_SliceAssignBase):
+    """``data`` with ``data[begin:end:step] = scalar``."""
+    op_name = '_slice_assign_scalar'
+    aliases = ('_crop_assign_scalar',)
+    params = dict(_SliceAssignBase.params, scalar=Param('float', 0.0))
+
+    def forward(self, octx, inputs, aux):
+        out = inputs[0].copy()
+        out[self._slices(out.shape)] = self.p.scalar
+        return [out]
 
 
 @register
@@ -184,8 +248,8 @@ class Take(Operator):
         if self.p.mode == 'wrap':
             return xp.mod(idx, size)
         if bool(((idx < 0) | (idx >= size)).any()):
-            raise MXNetError('take: indices out of bound [0, %d) for axis %d (mode raise)'
-                             % (size, self.p.axis))
+            raise DeferredOpError('take: indices out of bound [0, %d) for axis %d (mode raise)'
+                                  % (size, self.p.axis))
         return idx
 
     def forward(self, octx, inputs, aux):

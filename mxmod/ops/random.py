@@ -8,6 +8,8 @@ axis. Parameterisations follow MXNet: gamma(alpha=shape, beta=scale), exponentia
 negative_binomial(k failures-to-successes, p success probability) and
 generalized_negative_binomial(mu mean, alpha dispersion), the latter two as gamma-Poisson
 mixtures."""
+import numpy as np
+
 from ..base import MXNetError
 from .base import OPS as OPS_BY_NAME, Operator, Param, register, merge_shape
 
@@ -328,3 +330,84 @@ class Shuffle(Operator):
         if data.ndim == 0 or data.shape[0] < 2:
             return [data.copy()]
         return [data[octx.rng.permutation(data.shape[0])]]
+
+
+# ---- unique samples ------------------------------------------------------------------------------
+def _unique_zipfian_row(rng, range_max, num_sampled):
+    """Draw log-uniform classes ``round(exp(u log range_max)) - 1`` (u uniform in [0, 1)) until
+    ``num_sampled`` distinct ones are found; return them in order of discovery and the number of
+    draws it took."""
+    log_range = np.log(range_max)
+    found = np.empty(0, dtype=np.int64)
+    tries = 0
+    while found.size < num_sampled:
+        need = num_sampled - found.size
+        chunk = max(64, 2 * need)
+        u = rng.uniform(0.0, 1.0, chunk)
+        u = u.get() if hasattr(u, 'get') else np.asarray(u)     # host copy on GPU streams
+        vals = np.floor(np.exp(u * log_range) + 0.5).astype(np.int64) - 1
+        _, first = np.unique(vals, return_index=True)
+        is_new = np.zeros(chunk, dtype=bool)
+        is_new[first] = True
+        is_new &= ~np.isin(vals, found)
+        pos = np.flatnonzero(is_new)
+        if pos.size >= need:
+            pos = pos[:need]
+            tries += int(pos[-1]) + 1
+        else:
+            tries += chunk
+        found = np.concatenate([found, vals[pos]])
+    return found, tries
+
+
+@register
+class SampleUniqueZipfian(Operator):
+    """``(batch_size, num_sampled)`` distinct classes per row from the approximately Zipfian
+    distribution on [0, range_max), and per row the number of draws needed (both int64)."""
+    op_name = '_sample_unique_zipfian'
+    arguments = ()
+    outputs = ('output0', 'output1')     # MXNet names them so (no output names registered)
+    params = {'range_max': Param('int'), 'shape': Param('shape', ())}
+    backward_uses = ()
+
+    def setup(self):
+        shape = tuple(self.p.shape or ())
+        if shape and len(shape) != 2:
+            raise MXNetError('%s: shape must be 2-D (batch_size, num_sampled), got %s'
+                             % (self.op_name, shape))
+        if shape and shape[1] > self.p.range_max:
+            raise MXNetError('%s: Number of samples cannot exceed the number of possible classes '
+                             '(num_sampled=%d, range_max=%d)'
+                             % (self.op_name, shape[1], self.p.range_max))
+
+    def infer_shape(self, in_shapes, out_shapes):
+        shape = tuple(self.p.shape or ())
+        if not shape:
+            out = out_shapes[0]
+            if out is None or len(out) != 2:
+                raise MXNetError('%s: shape must be 2-D (batch_size, num_sampled), got %s'
+                                 % (self.op_name, shape))
+            return [], [out, merge_shape(self.op_name, 'num_tries', out_shapes[1], (out[0],))]
+        return [], [merge_shape(self.op_name, 'samples', out_shapes[0], shape),
+                    merge_shape(self.op_name, 'num_tries', out_shapes[1], (shape[0],))]
+
+    def infer_type(self, in_types, out_types):
+        return [], ['int64', 'int64']
+
+    def forward(self, octx, inputs, aux):
+        shape = tuple(self.p.shape or ())
+        if not shape and octx.out_shapes:
+            shape = tuple(octx.out_shapes[0])
+        if len(shape) != 2:
+            raise MXNetError('%s: shape must be 2-D (batch_size, num_sampled), got %s'
+                             % (self.op_name, shape))
+        batch, num = shape
+        samples = np.empty((batch, num), dtype=np.int64)
+        tries = np.empty((batch,), dtype=np.int64)
+        for i in range(batch):
+            samples[i], tries[i] = _unique_zipfian_row(octx.rng, self.p.range_max, num)
+        xp = octx.xp
+        return [xp.asarray(samples), xp.asarray(tries)]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        return []

@@ -152,6 +152,11 @@ class Tile(ShapeOnly):
     op_name = 'tile'
     params = {'reps': Param('shape')}
 
+    def setup(self):
+        bad = [r for r in self.p.reps if r < 0]
+        if bad:
+            raise MXNetError('tile: reps must be non-negative, got reps=%s' % (self.p.reps,))
+
     def _layout(self, shape):
         n = max(len(shape), len(self.p.reps))
         src = (1,) * (n - len(shape)) + tuple(shape)
@@ -166,6 +171,13 @@ class Tile(ShapeOnly):
         return in_shapes, [merge_shape('tile', 'output', out_shapes[0], out)]
 
     def forward(self, octx, inputs, aux):
+        from ..util import is_np_shape  # pylint: disable=import-outside-toplevel
+        if 0 in self.p.reps and not is_np_shape():
+            # outside np_shape semantics a zero dimension means 'unknown': MXNet's shape
+            # inference for tile fails on it
+            raise MXNetError('Operator tile inferring shapes failed: reps=%s gives a zero-size '
+                             'output dimension, allowed only under mx.np_shape()'
+                             % (self.p.reps,))
         save_shape(octx, inputs[0])
         return [octx.xp.tile(inputs[0], self.p.reps)]
 

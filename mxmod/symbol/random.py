@@ -7,7 +7,9 @@ from .register import create
 from .symbol import Symbol
 
 __all__ = ['uniform', 'normal', 'randn', 'poisson', 'exponential', 'gamma', 'multinomial',
-           'negative_binomial', 'generalized_negative_binomial', 'shuffle', 'randint']
+           'negative_binomial', 'generalized_negative_binomial', 'shuffle', 'randint',
+           'uniform_like', 'normal_like', 'gamma_like', 'exponential_like', 'poisson_like',
+           'negative_binomial_like', 'generalized_negative_binomial_like']
 
 
 def _given(value):
@@ -94,3 +96,23 @@ def shuffle(data, **kwargs):
 def randint(low, high, shape=_Null, dtype=_Null, **kwargs):
     """Integers drawn uniformly from [low, high)."""
     return _helper('_random_randint', None, ('low', 'high'), [low, high], shape, dtype, kwargs)
+
+
+def _like_function(distr):
+    op_name = '_random_%s_like' % distr
+
+    def fn(data=None, **kwargs):
+        return create(op_name, op_name, (data,), dict(kwargs))
+    fn.__name__ = distr + '_like'
+    fn.__doc__ = ('Symbol drawing %s samples with the shape and dtype of ``data`` (distribution '
+                  'parameters as keywords).' % distr)
+    return fn
+
+
+uniform_like = _like_function('uniform')
+normal_like = _like_function('normal')
+gamma_like = _like_function('gamma')
+exponential_like = _like_function('exponential')
+poisson_like = _like_function('poisson')
+negative_binomial_like = _like_function('negative_binomial')
+generalized_negative_binomial_like = _like_function('generalized_negative_binomial')

@@ -112,6 +112,10 @@ def _wire(op, name, attrs, pos, named):
         raise MXNetError('%s %r: %d positional inputs given, it takes %s'
                          % (op.op_name, name, len(pos), all_names))
     given = dict(zip(all_names, pos))
+    if not all_names:
+        # MXNet composes an operator without inputs without looking at keyword Symbols:
+        # mx.sym.random.normal(..., data=sym) ignores data
+        named = {}
     for key, sym in named.items():
         if key not in all_names:
             raise MXNetError('%s %r has no input named %r; inputs are %s'

@@ -70,7 +70,9 @@ Symbol.__neg__ = _neg
 Symbol.__abs__ = _abs
 Symbol.__hash__ = _hash
 
-_FLUENT_RENAMED = {'split': 'SliceChannel', 'swapaxes': 'SwapAxis', 'flip': 'reverse'}
+_FLUENT_RENAMED = {'split': 'SliceChannel', 'swapaxes': 'SwapAxis', 'flip': 'reverse',
+                   'astype': 'Cast'}
+_FLUENT_HINT = {'astype': 'cast'}     # MXNet names x.astype(...) 'cast<n>'
 
 
 def _fluent(self, name):
@@ -80,7 +82,7 @@ def _fluent(self, name):
         raise AttributeError("'Symbol' object has no attribute %r" % name)
 
     def method(*args, **kwargs):
-        return create(op_name, name.lower(), (self,) + args, kwargs)
+        return create(op_name, _FLUENT_HINT.get(name, name.lower()), (self,) + args, kwargs)
     return method
 
 
