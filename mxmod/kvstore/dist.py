@@ -448,7 +448,8 @@ class DistKVStore(ServerLink, KVStore):
                              'call init with the row_sparse parameters first')
         self._tables.settle()
         self._cache = EmbeddingCache(self._tables, keys, policy.lower(), capacity, int(bound),
-                                     bool(prefetch), self._stats)
+                                     bool(prefetch), self._stats,
+                                     margin=self._world.num_workers * self._world.num_servers)
 
     def prefetch(self, key, row_ids):
         """Start reading rows ``row_ids`` of ``key`` for the step after this worker's next push

@@ -19,6 +19,7 @@ Eviction is LRU (least recently read) or LFU (least often read), exact up to 4,0
 and sampled above (the lowest score among 4,096 rows drawn at random, or 8 per row to evict). ``prefetch`` reads the rows of
 the next batch while the current one computes; when the rows are used, any row the prefetch could
 not prove fresh enough for the later round is read again."""
+import collections
 import time
 
 import numpy as np
@@ -30,6 +31,7 @@ from .sparse_wire import sum_rows
 __all__ = ['EmbeddingCache', 'TableCache', 'POLICIES']
 
 POLICIES = ('lru', 'lfu')
+RECENT_ROUNDS = 8   # acknowledged rounds whose listed rows a late reply is caught up with
 SAMPLE = 4096       # eviction candidates looked at when more rows are cached
 
 
@@ -69,34 +71,76 @@ class TableCache(object):
         self.free = np.arange(self.capacity - 1, -1, -1, dtype=np.int64)   # a stack of slots
         self.nfree = self.capacity
         self.tick = 0
+        # per round (index = round number): the largest growth of a row's version not listed
+        # one by one, summed over the servers; and the recently listed rows
+        self.small = np.zeros(1024, dtype=np.int64)
+        self.recent = collections.deque(maxlen=RECENT_ROUNDS)
+        self.margin = 0          # the most a round not yet acknowledged can add (unlisted rows)
         self._rng = np.random.RandomState(len(self.shape) * 7919 + self.shape[0] % 7919)
         self.evicted = []            # (ids, pending sums) of evicted rows not yet pushed
         self.prefetched = None       # (ids, the handle of the read under way, its round)
 
     # ---- reads -------------------------------------------------------------------------
-    def split(self, ids, use_round, sync):
+    def note_round(self, rnd, small, rows, growths):
+        """A server applied round ``rnd``: unlisted rows grew by at most ``small``; ``rows``
+        grew by ``growths`` (rows whose lag was established before the round)."""
+        if rnd >= self.small.shape[0]:
+            self.small = np.concatenate([self.small, np.zeros(max(rnd + 1, 2 * self.small.shape[0])
+                                                              - self.small.shape[0], np.int64)])
+        self.small[rnd] += small
+        if rows.shape[0]:
+            self.recent.append((rnd, rows, growths))
+            slots = self.slot_of[rows]
+            hit = slots >= 0
+            hit[hit] = self.base[slots[hit]] < rnd
+            np.add.at(self.lag, slots[hit], growths[hit])
+
+    def _catch_up(self, slots, rounds):
+        """Rows just read as of ``rounds``: add the listed growths of later rounds that were
+        acknowledged before the reply was used."""
+        for rnd, rows, growths in self.recent:
+            later = rounds < rnd
+            if not later.any():
+                continue
+            where = np.searchsorted(rows, self.row_of[slots])
+            where = np.minimum(where, rows.shape[0] - 1)
+            listed = (rows[where] == self.row_of[slots]) & later
+            if listed.any():
+                np.add.at(self.lag, slots[listed], growths[where[listed]])
+
+    def lag_bound(self, slots, use_round, unacknowledged=0):
+        """How far behind the servers cached rows can be at ``use_round``: the lag established
+        when last read, listed growths since, and the unlisted growth of every round since
+        (``unacknowledged`` rounds not yet acknowledged count ``margin`` each)."""
+        if use_round >= self.small.shape[0]:
+            self.note_round(use_round, 0, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        cum = np.cumsum(self.small[:use_round + 1])
+        base = np.minimum(self.base[slots], use_round)
+        drift = cum[use_round] - cum[np.maximum(base, 0)]
+        return self.lag[slots] + drift + unacknowledged * self.margin
+
+    def split(self, ids, use_round, sync, unacknowledged=0):
         """Which of ``ids`` the cache can serve at ``use_round`` without asking (mask), and
-        the versions to send for the others (-1: not cached). A row is served unasked only when
-        its lag behind the servers was established in this very round (no round, hence no
-        update, can have happened since) and is within the bound."""
+        the versions to send for the others (-1: not cached). With a synchronous table a row is
+        served unasked when :meth:`lag_bound` proves it at most ``bound`` behind."""
         slots = self.slot_of[ids]
         cached = slots >= 0
         fresh = np.zeros(ids.shape[0], dtype=bool)
-        if sync:
+        if sync and cached.any():
             cslots = slots[cached]
-            fresh[cached] = (self.base[cslots] == use_round) & (self.lag[cslots] <= self.bound)
+            fresh[cached] = self.lag_bound(cslots, use_round, unacknowledged) <= self.bound
         need = ~fresh
         versions = np.where(cached, self.version[np.maximum(slots, 0)], -1)[need]
         return fresh, need, versions
 
-    def serve(self, ids, fresh, need, answer, use_round, stats):
+    def serve(self, ids, fresh, need, answer, use_round, stats, record=True):
         """Merge the servers' ``answer`` = (values, versions, rounds, sent) for ``ids[need]``
         into the cache and return (the rows of ``ids``, how many rows travelled)."""
         values, current, rounds, sent = answer
         out = np.empty((ids.shape[0],) + self.shape[1:], dtype=self.dtype)
         slots = self.slot_of[ids]
         out[fresh] = self.values[slots[fresh]]
-        staleness = [int(self.lag[slots[fresh]].max())] if fresh.any() else []
+        staleness = [int(self.lag_bound(slots[fresh], use_round).max())] if fresh.any() else []
         need_ids, need_slots = ids[need], slots[need]
         kept = ~sent                          # cached and fresh enough: values not sent
         if kept.any():
@@ -104,7 +148,8 @@ class TableCache(object):
             lag = current[kept] - self.version[kslots]
             self.lag[kslots] = lag
             self.base[kslots] = rounds[kept]
-            staleness.append(int(lag.max()))
+            self._catch_up(kslots, rounds[kept])
+            staleness.append(int(self.lag_bound(kslots, use_round).max()))
         need_out = np.empty((need_ids.shape[0],) + self.shape[1:], dtype=self.dtype)
         need_out[kept] = self.values[need_slots[kept]]
         need_out[sent] = values
@@ -116,13 +161,15 @@ class TableCache(object):
         self.version[got_slots[again]] = current[sent][again]
         self.base[got_slots[again]] = rounds[sent][again]
         self.lag[got_slots[again]] = 0
+        self._catch_up(got_slots[again], rounds[sent][again])
         new = ~again
         if new.any():
             evicted = self._insert(got_ids[new], values[new], current[sent][new],
                                    rounds[sent][new], protect=ids)
             stats.add(cache_evictions=evicted)
         self._touch(self.slot_of[ids])
-        stats.add(max_staleness=max(staleness) if staleness else 0)
+        if record:
+            stats.add(max_staleness=max(staleness) if staleness else 0)
         return out, int(sent.sum())
 
     def _touch(self, slots):
@@ -166,6 +213,7 @@ class TableCache(object):
             self.version[slots] = versions[:count]
             self.base[slots] = rounds[:count]
             self.lag[slots] = 0
+            self._catch_up(slots, rounds[:count])
             self.npending[slots] = 0
             self.pending[slots] = 0
             self.score[slots] = 0
@@ -247,9 +295,11 @@ class EmbeddingCache(object):
     bound : int
     prefetch : bool
     stats : CommStats
+    margin : int
+        The most an unlisted row's version can grow in one round (workers x servers).
     """
 
-    def __init__(self, tables, keys, policy, capacity, bound, prefetch, stats):
+    def __init__(self, tables, keys, policy, capacity, bound, prefetch, stats, margin=1):
         self.tables = tables
         self.bound = bound
         self.prefetch_on = prefetch
@@ -265,6 +315,15 @@ class EmbeddingCache(object):
                                  '(0, 1])' % (capacity, count, rows, key))
             self.caches[key] = TableCache(key, table.shape, table.dtype, max(count, 1), policy,
                                           bound)
+            # a round not yet acknowledged grows an unlisted row by at most one update per
+            # worker and server
+            self.caches[key].margin = margin
+        tables.on_round = self._on_round
+
+    def _on_round(self, key, rnd, small, rows, growths):
+        if key in self.caches:
+            self.caches[key].note_round(rnd, small, rows, growths)
+        self.tables.tables[key].acked = max(self.tables.tables[key].acked, rnd)
 
     def __contains__(self, key):
         return key in self.caches
@@ -285,12 +344,14 @@ class EmbeddingCache(object):
             pids, handle, fresh, need = ready
             answer = _nothing(cache) if isinstance(handle, _Done) else \
                 self.tables.complete(handle)
-            rows, travelled = cache.serve(pids, fresh, need, answer, use_round, self.stats)
             same = pids.shape[0] == ids.shape[0] and np.array_equal(pids, ids)
+            # the rows this read uses are checked again below: their staleness is counted there
+            rows, travelled = cache.serve(pids, fresh, need, answer, use_round, self.stats,
+                                          record=False)
             if not same:
                 travelled = 0                  # prefetched other rows: this read starts anew
         fresh, need, versions = cache.split(ids, use_round, table.sync)
-        if need.any() or not same:
+        if need.any() or not same or ready is not None:
             # rows not cached, or not provably fresh enough for this round
             answer = self.tables.complete(self.tables.request(key, ids[need], versions,
                                                               self.bound)) \
@@ -312,7 +373,8 @@ class EmbeddingCache(object):
         table = self.tables.tables[key]
         if cache.prefetched is not None:
             self.read(key, cache.prefetched[0])       # finish the one under way first
-        fresh, need, versions = cache.split(ids, table.rounds + 1, table.sync)
+        fresh, need, versions = cache.split(ids, table.rounds + 1, table.sync,
+                                            unacknowledged=table.rounds + 1 - table.acked)
         handle = self.tables.request(key, ids[need], versions, self.bound) \
             if need.any() else None
         cache.prefetched = (ids, handle if handle is not None else _Done(cache), fresh, need)

@@ -21,7 +21,8 @@ _LAUNCHER_SIZE_VARS = ('PMI_SIZE', 'OMPI_COMM_WORLD_SIZE', 'PMIX_SIZE')
 TAG_REQUEST = 11
 TAG_DATA = 12
 TAG_REPLY = 13
-TAG_ACK = 14             # a server has applied a synchronous round
+TAG_ACK = 14             # a server has applied a synchronous round (a fixed-size header)
+TAG_ACK_ROWS = 15        # ... and the rows whose version grew by more than the workers' count
 TAG_TABLES = 1000        # + n: replies to reads of the n-th sharded table of a store
 
 _MPI = None

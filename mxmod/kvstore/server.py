@@ -13,7 +13,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..ndarray.ndarray import from_xp
 from . import mpi_comm, net_emulation
-from .mpi_comm import TAG_ACK, TAG_DATA, TAG_REPLY, TAG_REQUEST
+from .mpi_comm import TAG_ACK, TAG_ACK_ROWS, TAG_DATA, TAG_REPLY, TAG_REQUEST
 from .sparse_wire import COUNT_BYTES, row_bytes, sum_rows, unpack_counted_rows
 from .twobit_wire import packed_size, unpack_add
 from ..sparse_storage import INDEX_DTYPE, RowSparseStorage, rsp_gather, to_dense
@@ -35,9 +35,10 @@ class _Shard(object):
     row (how many gradient updates its pushes held), and for a synchronous table the rounds applied and the pushes
     waiting for their round (per worker rank)."""
 
-    def __init__(self, first, rows, workers):
+    def __init__(self, first, rows, workers, tag):
         self.first = first
         self.workers = workers
+        self.tag = tag           # names the table in acknowledgements
         self.versions = np.zeros(rows, dtype=np.int64)
         self.rounds = 0
         self.queue = {}
@@ -131,16 +132,16 @@ class ParameterServer(object):
         store.values[key] = from_xp(data, cpu())
         self._ack(src, store, key, extra)
 
-    def _init_rows(self, src, store, key, extra):
+    def _init_rows(self, src, store, key, extra):  # pylint: disable=too-many-locals
         """This server's shard of a row_sparse table: rows [first, first + len) as a
         row_sparse value holding every row of the shard. ``workers`` > 0 makes it a
         synchronous table (updates applied in rounds of one push per worker)."""
-        shape, dtype, first, workers = extra
+        shape, dtype, first, workers, tag = extra
         data = np.empty(shape, dtype=np.dtype(dtype))
         self.comm.Recv(data, source=src, tag=TAG_DATA)
         ids = np.arange(shape[0], dtype=INDEX_DTYPE)
         store.values[key] = from_xp(RowSparseStorage(data, ids, shape), cpu())
-        store.tables[key] = _Shard(int(first), shape[0], int(workers))
+        store.tables[key] = _Shard(int(first), shape[0], int(workers), int(tag))
         self._ack(src, store, key, extra)
 
     def _shard(self, store, key, src):
@@ -174,11 +175,22 @@ class ParameterServer(object):
         total = sum_rows([(i, v) for i, v, _ in parts], stored.shape, stored.dtype)
         if total.indices.shape[0] or store.updater is None:
             self._apply_rows(store, key, stored, shard, total.indices, total.data)
-        for i, _, c in parts:
-            np.add.at(shard.versions, i, c)
+        ids = np.concatenate([i for i, _, _ in parts])
+        counts = np.concatenate([c for _, _, c in parts])
+        np.add.at(shard.versions, ids, counts)
         shard.rounds += 1
+        # the acknowledgement tells how far versions moved: rows that grew by more than the
+        # number of workers (held-back updates pushed at once) one by one, the rest by at most
+        # the largest growth among them
+        grown = sum_counts(ids, counts)
+        big = grown[1] > shard.workers
+        small = int(grown[1][~big].max()) if (~big).any() else 0
+        rows = np.concatenate([grown[0][big] + shard.first, grown[1][big]]).astype(np.int64)
+        head = np.array([shard.tag, shard.rounds, small, int(big.sum())], dtype=np.int64)
         for rank in sorted(shard.queue):
-            self._reply(np.array([shard.rounds], dtype=np.int64), rank, TAG_ACK)
+            self._reply(head, rank, TAG_ACK)
+            if big.any():
+                self._reply(rows, rank, TAG_ACK_ROWS)
 
     def _apply_rows(self, store, key, stored, shard, ids, values):
         if store.updater is None and not shard.workers:
@@ -273,6 +285,16 @@ class ParameterServer(object):
             return
         store.updater.set_states(extra)
         self._ack(src, store, key, extra)
+
+
+def sum_counts(ids, counts):
+    """(distinct ids, summed counts) of a round's pushes."""
+    if not ids.shape[0]:
+        return ids, counts
+    order = np.argsort(ids, kind='stable')
+    ids, counts = ids[order], counts[order]
+    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
+    return ids[starts], np.add.reduceat(counts, starts)
 
 
 def main():

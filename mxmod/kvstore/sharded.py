@@ -22,7 +22,7 @@ from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from ..context import cpu
 from ..sparse_storage import INDEX_DTYPE, sorted_unique
-from .mpi_comm import TAG_ACK, TAG_DATA, TAG_REPLY, TAG_REQUEST, TAG_TABLES
+from .mpi_comm import TAG_ACK, TAG_ACK_ROWS, TAG_DATA, TAG_REPLY, TAG_REQUEST, TAG_TABLES
 from .sparse_wire import host_rows, pack_counted_rows, shard_bounds, split_rows
 
 __all__ = ['RowTables', 'next_store_id', 'join_states', 'slice_state']
@@ -39,7 +39,7 @@ def next_store_id():
 
 class _Table(object):
     """What a worker knows of one sharded table."""
-    __slots__ = ('shape', 'dtype', 'bounds', 'sync', 'rounds', 'tag')
+    __slots__ = ('shape', 'dtype', 'bounds', 'sync', 'rounds', 'tag', 'acked')
 
     def __init__(self, shape, dtype, bounds, sync, tag):
         self.tag = tag           # the tag of the servers' replies to reads of this table
@@ -48,6 +48,7 @@ class _Table(object):
         self.bounds = bounds
         self.sync = sync
         self.rounds = 0          # pushes this worker made (sync: rounds it took part in)
+        self.acked = 0           # the last round whose acknowledgement was read
 
 
 class RowTables(object):
@@ -65,6 +66,8 @@ class RowTables(object):
         self.tables = {}
         self._acks = []          # (request, buffer, server) of unacknowledged sync pushes
         self._sends = []         # (request, buffer, server) of sync pushes still being sent
+        self._by_tag = {}
+        self.on_round = None     # on_round(key, round, small, ids, growths) per acknowledgement
 
     def __contains__(self, key):
         return key in self.tables
@@ -85,6 +88,7 @@ class RowTables(object):
         bounds = shard_bounds(shape[0], len(self._servers))
         tag = TAG_TABLES + (store._sid % 100) * 100 + len(self.tables) % 100
         self.tables[key] = _Table(shape, dtype, bounds, sync, tag)
+        self._by_tag[tag] = key
         if store.rank != 0:
             return
         workers = store._world.num_workers if sync else 0
@@ -95,7 +99,7 @@ class RowTables(object):
             shard = np.zeros((end - first,) + shape[1:], dtype=dtype)
             shard[ids[cuts[s]:cuts[s + 1]] - first] = values[cuts[s]:cuts[s + 1]]
             store._peer.send(('init_rows', store._sid, key,
-                              (shard.shape, dtype.str, first, workers)),
+                              (shard.shape, dtype.str, first, workers, tag)),
                              dest=server, tag=TAG_REQUEST)
             store._peer.Send(shard, dest=server, tag=TAG_DATA)
             store._receive(server, 'its reply to init of rows %d-%d of key %r'
@@ -128,7 +132,7 @@ class RowTables(object):
             if table.sync:
                 # the buffer must live until the send completes: settle() waits for it
                 self._sends += [(r, payload, server) for r in sends]
-                ack = np.empty(1, dtype=np.int64)
+                ack = np.empty(4, dtype=np.int64)
                 self._acks.append((store._peer.Irecv(ack, source=server, tag=TAG_ACK), ack,
                                    server))
         table.rounds += 1
@@ -138,14 +142,21 @@ class RowTables(object):
         """Wait until the servers applied every round this worker pushed to."""
         if not self._acks and not self._sends:
             return
-        acks, self._acks = self._acks + self._sends, []
-        self._sends = []
+        acks, sends = self._acks, self._sends
+        self._acks, self._sends = [], []
         store = self._store
         others = [r for r in range(store._world.num_workers) if r != store._world.rank]
         # a round needs every worker's push: a worker that has ended blocks it for good
-        store._wait_requests([a[0] for a in acks], sorted(set(a[2] for a in acks)),
+        store._wait_requests([a[0] for a in acks + sends], sorted(set(a[2] for a in acks)),
                              'the servers applying a synchronous round, which needs every '
                              "worker's push", workers=others)
+        for _, head, server in acks:        # in the order each server sent them
+            tag, rnd, small, nbig = (int(v) for v in head)
+            rows = np.empty(2 * nbig, dtype=np.int64)
+            if nbig:
+                store._peer.Recv(rows, source=server, tag=TAG_ACK_ROWS)
+            if self.on_round is not None:
+                self.on_round(self._by_tag[tag], rnd, small, rows[:nbig], rows[nbig:])
 
     # ---- reads ---------------------------------------------------------------------------
     def request(self, key, ids, versions=None, bound=0):

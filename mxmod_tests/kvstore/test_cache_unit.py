@@ -45,32 +45,42 @@ def test_eviction_order(policy, evicted):
     assert stats.snapshot()['cache_evictions'] == 1
 
 
-def test_reads_check_versions_and_move_only_rows_beyond_the_bound():
+def test_reads_prove_freshness_from_round_notes_and_move_only_stale_rows():
+    """Rows are served unasked while the acknowledged rounds prove them at most ``bound``
+    updates behind (listed growth of a row, unlisted growth of every row); beyond that the
+    versions are asked for and only rows more than ``bound`` behind move."""
     cache = TableCache('t', (ROWS, DIM), np.float32, 10, 'lfu', bound=2)
     stats = CommStats()
+    empty = np.zeros(0, np.int64)
     table = np.random.RandomState(0).randn(ROWS, DIM).astype(np.float32)
     versions = np.zeros(ROWS, np.int64)
     out, sent = _read(cache, [4, 5], 0, versions, 0, table, stats)
     assert sent == 2
     np.testing.assert_array_equal(out, table[[4, 5]])
-    # the same round: nothing can have changed, served without asking
-    fresh, need, _ = cache.split(np.array([4, 5]), 0, True)
+    # rounds 1 and 2 each grew row 4 by one update (listed): two behind, still served unasked
+    for rnd in (1, 2):
+        versions[4] += 1
+        cache.note_round(rnd, 0, np.array([4]), np.array([1]))
+    fresh, need, _ = cache.split(np.array([4, 5]), 2, True)
     assert fresh.all() and not need.any()
-    # two rounds later row 4 got two updates: asked about, within the bound, not moved
-    versions[4] += 2
-    fresh, need, theirs = cache.split(np.array([4, 5]), 2, True)
-    assert need.all() and theirs.tolist() == [0, 0]
-    out, sent = _read(cache, [4, 5], 2, versions, 2, table + 1, stats)
-    assert sent == 0
-    np.testing.assert_array_equal(out, table[[4, 5]])
-    assert stats.snapshot()['max_staleness'] == 2
-    # one more update (a push holding 1): three behind, beyond the bound: refreshed
+    assert cache.lag_bound(cache.slot_of[[4, 5]], 2).tolist() == [2, 0]
+    # round 3: row 4 once more (three behind: asked and moved); every other row may have grown
+    # by one unlisted update (row 5 one behind at most: still unasked)
     versions[4] += 1
+    cache.note_round(3, 1, np.array([4]), np.array([1]))
+    fresh, need, theirs = cache.split(np.array([4, 5]), 3, True)
+    assert need.tolist() == [True, False] and theirs.tolist() == [0]
     table2 = table + 1
     out, sent = _read(cache, [4, 5], 3, versions, 3, table2, stats)
     assert sent == 1
     np.testing.assert_array_equal(out[0], table2[4])       # refreshed
-    np.testing.assert_array_equal(out[1], table[5])        # kept: not updated on the server
+    np.testing.assert_array_equal(out[1], table[5])        # within the bound: cached value
+    # two more unlisted growths: row 5 could be three behind now: asked, but it did not move
+    cache.note_round(4, 2, empty, empty)
+    fresh, need, theirs = cache.split(np.array([5]), 4, True)
+    assert need.all() and theirs.tolist() == [0]
+    out, sent = _read(cache, [5], 4, versions, 4, table2, stats)
+    assert sent == 0 and cache.lag_bound(cache.slot_of[[5]], 4).tolist() == [0]
     assert stats.snapshot()['max_staleness'] <= 2
 
 
