@@ -124,6 +124,8 @@ class DistKVStore(ServerLink, KVStore):
             for k, vals in served:
                 # the table lives on the servers; the worker keeps its shape and dtype only
                 self._tables.init(k, vals[0], sync=True)
+                if self._cache is not None and self._cache.wants(k):
+                    self._cache.add(k)
                 from ..ndarray.sparse import zeros  # pylint: disable=import-outside-toplevel
                 self._store[k] = zeros('row_sparse', vals[0].shape, dtype=vals[0].dtype)
             if kind is not None:
@@ -395,7 +397,8 @@ class DistKVStore(ServerLink, KVStore):
         pending, when it is evicted, and at :meth:`flush` (Module calls it at epoch ends and
         before checkpoints). ``bound=0`` gives the parameters of the run without a cache.
 
-        Every worker must call it, after ``init`` of the tables.
+        Every worker must call it, before or after ``init`` of the tables (tables initialized
+        later, for instance by ``fit(..., kvstore=kv)``, are cached as they arrive).
 
         Parameters
         ----------
@@ -435,17 +438,13 @@ class DistKVStore(ServerLink, KVStore):
         else:
             capacity = int(capacity)
         tables = list(self._tables.tables)
-        if keys is None:
-            keys = tables
-        else:
+        if keys is not None:
             keys = list(keys) if isinstance(keys, (list, tuple)) else [keys]
             for k in keys:
-                if k not in self._tables:
+                if tables and k not in self._tables:
                     raise MXNetError('set_embedding_cache: key %r is not a row_sparse table of '
                                      'this store; tables: %s' % (k, tables))
-        if not keys:
-            raise MXNetError('set_embedding_cache: this store holds no row_sparse table yet; '
-                             'call init with the row_sparse parameters first')
+        # tables initialized later (e.g. by fit(kvstore=kv)) are cached as they arrive
         self._tables.settle()
         self._cache = EmbeddingCache(self._tables, keys, policy.lower(), capacity, int(bound),
                                      bool(prefetch), self._stats,

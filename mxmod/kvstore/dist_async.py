@@ -103,6 +103,8 @@ class DistAsyncKVStore(DistKVStore):
             if is_row_sparse(vals[0]):
                 self._meta[k] = (tuple(vals[0].shape), np.dtype(vals[0].dtype))
                 self._tables.init(k, vals[0], sync=False)
+                if self._cache is not None and self._cache.wants(k):
+                    self._cache.add(k)
                 continue
             data = _host(_dense(vals[0]))
             self._meta[k] = (tuple(data.shape), data.dtype)

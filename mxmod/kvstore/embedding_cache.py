@@ -304,21 +304,36 @@ class EmbeddingCache(object):
         self.bound = bound
         self.prefetch_on = prefetch
         self.stats = stats
+        self.policy = policy
+        self.capacity = capacity
+        self.margin = margin
+        self.keys = keys             # the tables to cache; None: every row_sparse table
         self.caches = {}
-        for key in keys:
-            table = tables.tables[key]
-            rows = table.shape[0]
-            count = int(round(capacity * rows)) if isinstance(capacity, float) else capacity
-            if count > rows:
-                raise MXNetError('set_embedding_cache: capacity=%r is %d rows, more than the %d '
-                                 'rows of table %r (use at most its rows, or a fraction in '
-                                 '(0, 1])' % (capacity, count, rows, key))
-            self.caches[key] = TableCache(key, table.shape, table.dtype, max(count, 1), policy,
-                                          bound)
-            # a round not yet acknowledged grows an unlisted row by at most one update per
-            # worker and server
-            self.caches[key].margin = margin
+        for key in list(tables.tables):
+            if self.wants(key):
+                self.add(key)
         tables.on_round = self._on_round
+
+    def wants(self, key):
+        """Whether table ``key`` is to be cached (when it exists)."""
+        return self.keys is None or key in self.keys
+
+    def add(self, key):
+        """Cache table ``key`` (already initialized on the servers)."""
+        table = self.tables.tables[key]
+        rows = table.shape[0]
+        capacity = self.capacity
+        count = int(round(capacity * rows)) if isinstance(capacity, float) else capacity
+        if count > rows:
+            raise MXNetError('set_embedding_cache: capacity=%r is %d rows, more than the %d '
+                             'rows of table %r (use at most its rows, or a fraction in (0, 1])'
+                             % (capacity, count, rows, key))
+        cache = TableCache(key, table.shape, table.dtype, max(count, 1), self.policy,
+                           self.bound)
+        # a round not yet acknowledged grows an unlisted row by at most one update per worker
+        # and server
+        cache.margin = self.margin
+        self.caches[key] = cache
 
     def _on_round(self, key, rnd, small, rows, growths):
         if key in self.caches:

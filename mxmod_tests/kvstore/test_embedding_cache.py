@@ -80,6 +80,21 @@ def test_bounded_cache_trains_and_defers(single, tmp_path):
     assert drift < 0.5 * np.abs(single['embed_weight']).max()
 
 
+def test_cache_set_on_the_store_before_its_tables(tmp_path):
+    """kv.set_embedding_cache before the Module puts its parameters in the store (the
+    ``fit(..., kvstore=kv)`` path) caches the tables as they arrive: the same run, bit for bit,
+    as with init_optimizer(embedding_cache=...)."""
+    first, later = str(tmp_path / 'first.npz'), str(tmp_path / 'later.npz')
+    cache = {'SPARSE_FIT_CACHE': 'lfu:0.2:4:1'}
+    launch_ok('sparse_fit.py', ['dist_sync', first], servers=1,
+              env=dict(cache, SPARSE_FIT_CACHE_FIRST='1'))
+    launch_ok('sparse_fit.py', ['dist_sync', later], servers=1, env=cache)
+    a, b = _ranks(first)[0], _ranks(later)[0]
+    for name in ('embed_weight', 'fc_weight', 'fc_bias'):
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    assert a['stat_cache_hits'] == b['stat_cache_hits'] > 0
+
+
 @pytest.mark.parametrize('policy,bound', [('lfu', 3), ('lru', 2)])
 def test_staleness_never_exceeds_the_bound(policy, bound, tmp_path):
     """Every read of every step checked against the servers' row versions, with a cache of 40

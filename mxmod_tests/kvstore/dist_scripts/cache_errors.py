@@ -18,6 +18,12 @@ def raises(fn, *texts):
 
 
 kv = mx.kv.create('dist_sync')
+if int(os.environ.get('MXMOD_NUM_SERVERS', '0') or 0):
+    # set before the tables exist: a capacity larger than a table is refused when it arrives
+    early = mx.kv.create('dist_sync')
+    early.set_embedding_cache('lfu', 60, 5)
+    raises(lambda: early.init('emb', mx.nd.sparse.zeros('row_sparse', (50, 3))), 'capacity=60',
+           '50 rows')
 kv.init('emb', mx.nd.sparse.zeros('row_sparse', (50, 3)))
 kv.init('dense', mx.nd.zeros((2,)))
 if int(os.environ.get('MXMOD_NUM_SERVERS', '0') or 0) == 0:

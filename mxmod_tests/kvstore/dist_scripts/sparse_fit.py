@@ -68,6 +68,10 @@ def main(kvtype, out, epochs=2):
         policy, capacity, bound, prefetch = cache.split(':')
         cache = dict(policy=policy, capacity=float(capacity) if '.' in capacity
                      else int(capacity), bound=int(bound), prefetch=prefetch == '1')
+    if cache and os.environ.get('SPARSE_FIT_CACHE_FIRST'):
+        # set on the store before it holds any table, then handed to the Module
+        kv.set_embedding_cache(**cache)
+        cache = None
     mod.init_optimizer(kvstore=kv, optimizer='sgd',
                        optimizer_params={'learning_rate': 0.5, 'momentum': 0.9, 'wd': 1e-4,
                                          'rescale_grad': 1.0 / GLOBAL_BATCH},
