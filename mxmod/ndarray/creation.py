@@ -5,13 +5,13 @@ import sys
 import numpy as np
 
 from ..base import MXNetError, integer_types, mx_real_t
-from ..context import current_context, device_scope, xp_of
+from ..context import as_context, device_scope, xp_of
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
 from .ndarray import NDArray, _STYPES, _put, from_xp
 
 def _ctx(ctx):
-    return ctx if ctx is not None else current_context()
+    return as_context(ctx)
 
 
 # creation functions recorded by the profiler under MXNet's operator names

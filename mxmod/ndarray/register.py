@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..base import MXNetError
-from ..context import Context, current_context, device_scope, xp_of
+from ..context import Context, as_context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
 from ..ops.sparse_registry import rule_of, run_forward
 from ..sparse_storage import SparseStorage
@@ -32,7 +32,9 @@ def invoke(op_name, args, kwargs):
     is_train = kwargs.pop('is_train', None)
     if is_train is None:
         is_train = tape.is_training()
-    ctx_arg = kwargs.pop('ctx') if isinstance(kwargs.get('ctx'), Context) else None
+    ctx_arg = kwargs.pop('ctx', None)
+    if ctx_arg is not None and not isinstance(ctx_arg, Context):
+        ctx_arg = as_context(ctx_arg, '%s: ctx' % op_name)
     arrays, extra = _split_positional(cls, args, kwargs)
     params = dict(extra)
     named = {}

@@ -92,6 +92,10 @@ def create(op_name, hint, args, kwargs):
         params['num_args'] = str(len(pos) + len(inputs))
     check_arguments(cls, params)
     attrs = normalize_attrs(AttrScope.current.get(user_attr))
+    if cls.params:
+        # MXNet hands attr= and AttrScope entries to the operator's parameter parser as well:
+        # an unknown one is refused at the call (an operator without parameters keeps them)
+        check_arguments(cls, dict(attrs, **params))
     attrs.update(params)
     op = make_op(op_name, attrs)
     name = NameManager.current.get(name, hint)
