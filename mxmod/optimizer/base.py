@@ -314,6 +314,15 @@ class Optimizer(object):
         """Weight decay of one index."""
         return self._get_wds([index])[0]
 
+    def __setattr__(self, name, value):
+        # ``optimizer.lr = x`` is how MXNet code changes the rate: a NaN, infinite, negative or
+        # non-numeric rate is refused here rather than training on it
+        if name == 'lr' and value is not None:
+            value = real_number(value, '%s: lr' % type(self).__name__, minimum=0)
+        elif name == 'wd':
+            value = real_number(value, '%s: wd' % type(self).__name__)
+        object.__setattr__(self, name, value)
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop('param_dict', None)
