@@ -270,6 +270,7 @@ class Module(OptimizerMixin, BaseModule):
             raise MXNetError('inputs_need_grad=True requires for_training=True')
         data_descs, label_descs = _parse_data_desc(self.data_names, self.label_names,
                                                    data_shapes, label_shapes)
+        _check_labels_are_inputs(self._symbol, label_descs, self.data_names, self.label_names)
         shared_group = self._shared_group(shared_module)
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
@@ -428,3 +429,20 @@ class Module(OptimizerMixin, BaseModule):
         """Install a Monitor on every executor."""
         self._require('install_monitor', params=False)
         self._exec_group.install_monitor(mon)
+
+
+def _check_labels_are_inputs(symbol, label_descs, data_names, label_names):
+    """Every bound label must be an input of the network (else nothing could receive it)."""
+    if not label_descs:
+        return
+    args = symbol.list_arguments()
+    for desc in label_descs:
+        if desc.name not in args:
+            unlisted = [a for a in args if a not in data_names
+                        and (a in label_names or 'label' in a)]
+            raise MXNetError(
+                'bind: the label %r (of label_shapes) is not an input of the network%s; its '
+                'inputs are %s; give labels under the name the network reads (e.g. '
+                'NDArrayIter(..., label_name=...), Module(..., label_names=...))'
+                % (desc.name, ", which reads the label %s" % ', '.join(repr(a) for a in unlisted)
+                   if unlisted else '', args))

@@ -68,16 +68,41 @@ def invoke(op_name, args, kwargs):
         forward = lambda octx, ins, aux: run_forward(op, octx, ins, aux)  # noqa: E731
     if out is not None:
         tape.check_writable(out if isinstance(out, (list, tuple)) else [out])
-    with device_scope(ctx):
-        if PROFILER.imperative:
-            results = run_op(op.op_name, ctx, forward, octx, data[:nargs], data[nargs:])
-        else:
-            results = forward(octx, data[:nargs], data[nargs:])
+    try:
+        with device_scope(ctx):
+            if PROFILER.imperative:
+                results = run_op(op.op_name, ctx, forward, octx, data[:nargs], data[nargs:])
+            else:
+                results = forward(octx, data[:nargs], data[nargs:])
+    except MXNetError:
+        raise
+    except (ValueError, IndexError, TypeError, KeyError, ZeroDivisionError, OverflowError,
+            MemoryError) as err:
+        raise _diagnosis(op, arrays, err) from None
     delivered = _deliver(results[:op.num_visible_outputs()], out, ctx)
     if tape.is_recording():
         outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]
         tape.record_op(op, octx, arrays[:nargs], arrays[nargs:], results, list(outs))
     return delivered
+
+
+def _diagnosis(op, arrays, err):
+    """An MXNetError for an operator whose computation failed inside numpy: what shape
+    inference says is wrong with the inputs (as MXNet reports it), else the inputs and the
+    failure."""
+    shapes = [tuple(a.shape) for a in arrays]
+    try:
+        op.infer_shape(list(shapes), [None] * len(op.list_outputs()))
+    except MXNetError as found:
+        return MXNetError('%s; input shapes %s' % (found, shapes))
+    except Exception:  # pylint: disable=broad-except
+        pass
+    if isinstance(err, MemoryError):
+        return MXNetError('%s: out of memory computing on inputs of shapes %s'
+                          % (op.op_name, shapes))
+    return MXNetError('%s cannot compute on inputs of shapes %s and dtypes %s: %s: %s'
+                      % (op.op_name, shapes, [np.dtype(a.dtype).name for a in arrays],
+                         type(err).__name__, err))
 
 
 def _check_types(op, arrays):

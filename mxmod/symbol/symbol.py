@@ -197,6 +197,11 @@ class Symbol(object):
                              % what)
         if args:
             return dict(zip(self.list_arguments(), args))
+        names = self.list_arguments()
+        for key in kwargs:
+            if key not in names and key not in self.list_auxiliary_states():
+                raise MXNetError('infer_%s: argument name %r not found; the arguments are %s'
+                                 % (what, key, names))
         return kwargs
 
     def infer_shape(self, *args, **kwargs):
