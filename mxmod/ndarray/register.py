@@ -57,6 +57,7 @@ def invoke(op_name, args, kwargs):
     if len(arrays) != len(names):
         raise MXNetError('%s expects %d inputs %s, got %d' % (op_name, len(names), names, len(arrays)))
     _check_types(op, arrays)
+    _check_shapes(op, arrays)
     ctx = arrays[0].context if arrays else ctx_arg or current_context()
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
     if out is not None and getattr(cls, 'accumulates_into_out', False):
@@ -84,6 +85,31 @@ def invoke(op_name, args, kwargs):
         outs = delivered if isinstance(delivered, (list, tuple)) else [delivered]
         tape.record_op(op, octx, arrays[:nargs], arrays[nargs:], results, list(outs))
     return delivered
+
+
+def _check_shapes(op, arrays):
+    """Refuse input shapes the operator's shape inference does not accept, as MXNet infers
+    shapes of imperative calls too (a FullyConnected weight that disagrees with num_hidden, a
+    kernel larger than its input, elemwise_add of two shapes); each operator instance remembers
+    the input shapes it has accepted, so repeated calls cost a set lookup."""
+    if not arrays:
+        return
+    shapes = tuple([a._data.shape for a in arrays])
+    seen = op.__dict__.get('_accepted_shapes')
+    if seen is None:
+        seen = op.__dict__['_accepted_shapes'] = set()
+    elif shapes in seen:
+        return
+    if any(0 in shape or not shape for shape in shapes):
+        return      # 0 is an unknown dimension to shape inference: zero-size arrays pass
+    try:
+        op.infer_shape([tuple(shape) for shape in shapes], [None] * len(op.list_outputs()))
+    except MXNetError as err:
+        raise MXNetError('%s; input shapes %s' % (err, [tuple(x) for x in shapes])) from None
+    except Exception:  # pylint: disable=broad-except
+        return      # an inference that cannot judge these inputs: the computation decides
+    if len(seen) < 256:
+        seen.add(shapes)
 
 
 def _diagnosis(op, arrays, err):

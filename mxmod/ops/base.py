@@ -238,7 +238,7 @@ def same_shape_infer(op, in_shapes, out_shapes):
     shape = None
     names = op.list_arguments() + op.list_outputs()
     for name, s in zip(names, list(in_shapes) + list(out_shapes)):
-        shape = merge_shape(op.describe(), name, shape, s)
+        shape = merge_shape(op.describe(), name, s, shape)
     return [shape] * len(in_shapes), [shape] * len(out_shapes)
 
 
