@@ -284,3 +284,19 @@ def test_fp16_training_with_fp16_labels_works():
     mod.update()
     assert mod.get_outputs()[0].dtype == np.float16
     assert np.isfinite(mod.get_params()[0]['fc1_weight'].asnumpy()).all()
+
+
+def test_profiler_dump_into_a_missing_folder_names_the_file(tmp_path):
+    missing = str(tmp_path / 'missing' / 'p.json')
+
+    def call():
+        mx.profiler.set_config(filename=missing, profile_all=True)
+        mx.profiler.set_state('run')
+        mx.nd.ones(2).asnumpy()
+        mx.profiler.set_state('stop')
+        mx.profiler.dump()
+    try:
+        refusal(call, ['profiler', 'p.json', 'No such file'])
+    finally:
+        mx.profiler.set_state('stop')
+        mx.profiler.set_config(filename=str(tmp_path / 'profile.json'), profile_all=False)
