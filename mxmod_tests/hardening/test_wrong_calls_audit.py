@@ -202,6 +202,8 @@ CASES = {
     # data iterators
     'iter_empty_dict': (lambda t: lambda: mx.io.NDArrayIter({}, Y, batch_size=5),
                         ['data', 'empty']),
+    'iter_batch_size_beyond_memory': (lambda t: lambda: next(iter(mx.io.NDArrayIter(
+        X, Y, batch_size=10 ** 15))), ['batch_size=1000000000000000', 'out of memory']),
     'bucket_sentence_iter_batch_size_0': (lambda t: lambda: mx.rnn.BucketSentenceIter(
         [[1, 2, 3]], batch_size=0), ['batch_size']),
     'do_checkpoint_period_string': (lambda t: lambda: mx.callback.do_checkpoint(
