@@ -206,7 +206,16 @@ def concat(*arrays, **kwargs):
     _same_dtype('Concat', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]
     with device_scope(ctx):
-        return from_xp(xp_of(ctx).concatenate(parts, axis=dim), ctx)
+        return from_xp(_joined('Concat', 'dim', dim, parts, xp_of(ctx).concatenate), ctx)
+
+
+def _joined(op_name, what, axis, parts, join):
+    """``join(parts, axis=axis)``, shapes that cannot be joined refused naming them."""
+    try:
+        return join(parts, axis=axis)
+    except (ValueError, IndexError, TypeError) as err:
+        raise MXNetError('%s: cannot join inputs of shapes %s along %s=%r: %s'
+                         % (op_name, [tuple(p.shape) for p in parts], what, axis, err)) from None
 
 
 def concatenate(arrays, axis=0, always_copy=True):
@@ -227,7 +236,7 @@ def stack(*arrays, **kwargs):
     _same_dtype('stack', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]
     with device_scope(ctx):
-        return from_xp(xp_of(ctx).stack(parts, axis=axis), ctx)
+        return from_xp(_joined('stack', 'axis', axis, parts, xp_of(ctx).stack), ctx)
 
 
 def waitall():

@@ -122,6 +122,11 @@ CASES = {
                       ['dot', r'\(2, 3\)']),
     'nd_elemwise_add_shapes': (lambda t: lambda: mx.nd.elemwise_add(
         mx.nd.ones((2, 3)), mx.nd.ones((1, 3))), ['elemwise_add', 'rhs', r'\(1, 3\)']),
+    'nd_concat_shapes': (lambda t: lambda: mx.nd.concat(mx.nd.ones((2, 3)), mx.nd.ones((2, 4)),
+                                                        dim=0),
+                         ['Concat', r'\(2, 3\)', r'\(2, 4\)', 'dim=0']),
+    'nd_stack_shapes': (lambda t: lambda: mx.nd.stack(mx.nd.ones((2, 3)), mx.nd.ones((2, 4))),
+                        ['stack', r'\(2, 4\)']),
     'nd_array_ragged': (lambda t: lambda: mx.nd.array([[1, 2], [3]]),
                         ['source_array', 'array like']),
     'nd_zeros_negative_shape': (lambda t: lambda: mx.nd.zeros((-1, 2)),
