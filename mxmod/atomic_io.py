@@ -12,7 +12,7 @@ import tempfile
 from .base import MXNetError
 
 __all__ = ['write_file_atomic', 'stage_file', 'new_stage_name', 'commit_staged', 'discard_staged', 'fsync_dir',
-           'remove_stale_temporaries', 'SaveDirectoryError']
+           'remove_stale_temporaries', 'SaveDirectoryError', 'SaveError']
 
 _HOST = re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname())[:64] or 'host'
 _TEMP_PATTERN = re.compile(r'^\..+\.tmp-(\d+)@([A-Za-z0-9_-]+)\.[A-Za-z0-9_]+$')
@@ -29,6 +29,17 @@ _UMASK = _read_umask()   # read once at import: os.umask is process-wide, not th
 
 class SaveDirectoryError(MXNetError, FileNotFoundError):
     """The folder a file is saved into does not exist (also a FileNotFoundError)."""
+
+
+class SaveError(MXNetError, OSError):
+    """The system refused writing a file (permissions, a full disk, a directory in the way);
+    the message names the file asked for, not the temporary it is staged in."""
+
+
+def _refused(fname, err):
+    if os.path.isdir(fname):
+        return SaveError('cannot save %r: it is a directory' % (fname,))
+    return SaveError('cannot save %r: %s' % (fname, err.strerror or err))
 
 
 def _pid_alive(pid):
@@ -84,8 +95,12 @@ def fsync_dir(folder):
 
 
 def _folder_of(fname):
+    if not fname or fname.endswith(os.sep):
+        raise SaveError('cannot save %r: a file name is needed' % (fname,))
     folder = os.path.dirname(os.path.abspath(fname))
     if not os.path.isdir(folder):
+        if os.path.exists(folder):
+            raise SaveDirectoryError('cannot save %r: %r is not a directory' % (fname, folder))
         raise SaveDirectoryError('cannot save %r: its directory %r does not exist (create it '
                                  'first)' % (fname, folder))
     return folder
@@ -105,13 +120,19 @@ def stage_file(fname, data):
     folder = _folder_of(fname)
     remove_stale_temporaries(folder)
     prefix = '.%s.tmp-%d@%s.' % (os.path.basename(fname), os.getpid(), _HOST)
-    handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    try:
+        handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    except OSError as err:
+        raise _refused(fname, err) from None
     try:
         with os.fdopen(handle, 'wb') as out:
             out.write(data.encode('utf-8') if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)   # the permissions a plain open() would give
+    except OSError as err:
+        discard_staged(tmp)
+        raise _refused(fname, err) from None
     except BaseException:
         discard_staged(tmp)
         raise
@@ -123,14 +144,21 @@ def new_stage_name(fname):
     fname = os.fspath(fname)
     folder = _folder_of(fname)
     prefix = '.%s.tmp-%d@%s.' % (os.path.basename(fname), os.getpid(), _HOST)
-    handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    try:
+        handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    except OSError as err:
+        raise _refused(fname, err) from None
     os.close(handle)
     return tmp
 
 
 def commit_staged(tmp, fname):
     """Rename a staged temporary over ``fname`` (atomic on POSIX and Windows)."""
-    os.replace(tmp, os.fspath(fname))
+    fname = os.fspath(fname)
+    try:
+        os.replace(tmp, fname)
+    except OSError as err:
+        raise _refused(fname, err) from None
 
 
 def discard_staged(tmp):

@@ -55,7 +55,8 @@ def do_checkpoint(prefix, period=1):
     -------
     callable(iter_no, sym, arg, aux)
     """
-    period = int(max(1, period))
+    from .argcheck import real_number  # pylint: disable=import-outside-toplevel
+    period = int(max(1, real_number(period, 'do_checkpoint: period')))
 
     def _callback(iter_no, sym, arg, aux):
         if (iter_no + 1) % period == 0:

@@ -7,7 +7,7 @@ import numpy as np
 from .base import MXNetError, _MXClassPropertyMetaClass, classproperty
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context', 'num_gpus', 'xp_of',
-           'device_scope']
+           'device_scope', 'as_context']
 
 _CUPY = None
 
@@ -151,6 +151,34 @@ def current_context():
     if ctx is None:
         ctx = Context._default_ctx.value = Context('cpu', 0)
     return ctx
+
+
+_CONTEXT_STRING = None
+
+
+def as_context(ctx, what='ctx'):
+    """``ctx`` as a Context: None is the current context, a Context is itself and the string
+    form MXNet's imperative operators accept ('cpu(0)', 'gpu(1)') is parsed; anything else (a
+    bare 'cpu', a number) is refused naming ``what``."""
+    global _CONTEXT_STRING
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, Context):
+        return ctx
+    from .argcheck import ArgumentTypeError, ArgumentValueError  # pylint: disable=import-outside-toplevel
+    if isinstance(ctx, str):
+        if _CONTEXT_STRING is None:
+            import re  # pylint: disable=import-outside-toplevel
+            _CONTEXT_STRING = re.compile(r'\s*(cpu|gpu|cpu_pinned|cpu_shared)\((\d+)\)\s*')
+        match = _CONTEXT_STRING.fullmatch(ctx)
+        if match is None:
+            raise ArgumentValueError('%s: invalid context string %r; give a Context such as '
+                                     'mx.cpu() or mx.gpu(0) (or its string form \'cpu(0)\')'
+                                     % (what, ctx))
+        return Context(match.group(1), int(match.group(2)))
+    text = repr(ctx)
+    raise ArgumentTypeError('%s must be a Context such as mx.cpu() or mx.gpu(0), got %s (%s)'
+                            % (what, text[:60], type(ctx).__name__))
 
 
 def num_gpus():

@@ -69,6 +69,9 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
                 shared_buffer, shapes, stype_dict=None):
     """Infer shapes, types and storage types, allocate arrays and bind (see
     Symbol.simple_bind)."""
+    if not isinstance(ctx, Context):
+        raise TypeError('simple_bind: ctx must be a Context (for example mx.cpu() or mx.gpu(0)), '
+                        'got %r (%s)' % (ctx, type(ctx).__name__))
     opt, plan = optimized_plan(sym)
     type_dict = dict(type_dict or {})
     slot_shapes, slot_types = _slot_info(plan, opt, shapes, type_dict)
@@ -190,7 +193,8 @@ def _from_buffer(shared_buffer, name, shape, dtype, ctx):
 def bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec):
     """Bind given arrays (see Symbol.bind)."""
     if not isinstance(ctx, Context):
-        raise TypeError('bind: ctx must be a Context, got %s' % type(ctx).__name__)
+        raise TypeError('bind: ctx must be a Context (for example mx.cpu() or mx.gpu(0)), got %r '
+                        '(%s)' % (ctx, type(ctx).__name__))
     opt, plan = optimized_plan(sym)
     arg_list = _as_array_list(args, plan.arg_names, 'args', required=True)
     grad_list = _as_array_list(args_grad, plan.arg_names, 'args_grad', required=False)

@@ -458,17 +458,19 @@ class Executor(object):
         """Copy parameter values into this executor's arguments and auxiliary states."""
         for name, array in arg_params.items():
             if name in self._arg_index:
-                self.arg_arrays[self._arg_index[name]][:] = array
+                _copy_param(self.arg_arrays[self._arg_index[name]], array, name, 'arg_params')
             elif not allow_extra_params:
-                raise ValueError('Find name "%s" that is not in the arguments' % name)
+                raise ValueError('Find name "%s" that is not in the arguments (pass '
+                                 'allow_extra_params=True / allow_extra=True to ignore it)' % name)
         if aux_params is None:
             return
         aux = self.aux_dict
         for name, array in aux_params.items():
             if name in aux:
-                aux[name][:] = array
+                _copy_param(aux[name], array, name, 'aux_params')
             elif not allow_extra_params:
-                raise ValueError('Find name %s that is not in the auxiliary states' % name)
+                raise ValueError('Find name %s that is not in the auxiliary states (pass '
+                                 'allow_extra_params=True / allow_extra=True to ignore it)' % name)
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes that shares this one's parameter memory."""
@@ -508,3 +510,13 @@ def _on(value, ctx):
         with xp.cuda.Device(ctx.device_id):
             return xp.array(value, copy=True)
     return value
+
+
+def _copy_param(dst, src, name, kind):
+    """``dst[:] = src`` for parameter ``name``, refusing a value of another shape by name."""
+    shape = getattr(src, 'shape', None)
+    if shape is not None and tuple(shape) != tuple(dst.shape):
+        raise MXNetError('cannot copy parameter %r: %s holds shape %s, the executor needs %s '
+                         '(were these parameters saved from another network?)'
+                         % (name, kind, tuple(shape), tuple(dst.shape)))
+    dst[:] = src

@@ -121,7 +121,12 @@ class Initializer(object):
             desc.global_init = self
         init = desc.attrs.get('__init__', '')
         if init:
-            create(init)._init_weight(desc, arr)
+            try:
+                created = create(init)
+            except (ValueError, TypeError, KeyError) as err:
+                raise ValueError('cannot initialize %r: its init attribute %r names no '
+                                 'initializer (%s)' % (str(desc), init, err)) from None
+            created._init_weight(desc, arr)
             self._verbose_print(desc, init, arr)
             return
         for suffix, method in _SUFFIX_RULES:

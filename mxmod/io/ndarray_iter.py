@@ -173,7 +173,11 @@ class NDArrayIter(DataIter):
         if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
             return self._rolled_over_batch(data_source)
         if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
-            return self._padded_batch(data_source)
+            try:
+                return self._padded_batch(data_source)
+            except MemoryError:
+                raise MXNetError('NDArrayIter: cannot pad %d examples to a batch of batch_size=%d'
+                                 ': out of memory' % (self.num_data, self.batch_size)) from None
         end = min(self.cursor + self.batch_size, self.num_data)
         return self._getdata(data_source, self.cursor, end)
 

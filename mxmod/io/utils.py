@@ -33,6 +33,8 @@ def _init_data(data, allow_empty, default_name):
     if not isinstance(data, dict):
         raise TypeError('Input must be NDArray, numpy.ndarray, a list of them or dict with them '
                         'as values; got %s' % type(data).__name__)
+    if not data and not allow_empty:
+        raise ValueError('%s: the iterator needs input data, got an empty dict' % default_name)
     converted = {}
     for name, value in data.items():
         if isinstance(value, NDArray):

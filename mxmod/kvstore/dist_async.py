@@ -322,6 +322,10 @@ class DistAsyncKVStore(DistKVStore):
     def set_optimizer(self, optimizer):
         """Send ``optimizer`` to the servers (rank 0 sends; all workers then synchronize)."""
         from ..optimizer.pickling import dumps  # pylint: disable=import-outside-toplevel
+        from ..optimizer import Optimizer  # pylint: disable=import-outside-toplevel
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError('set_optimizer: optimizer must be an Optimizer, got %r (%s)'
+                            % (optimizer, type(optimizer).__name__))
         self._ship_updater('optimizer', dumps(optimizer))
 
     def _set_updater(self, updater):

@@ -234,7 +234,12 @@ class KVStore(KVStoreBase):
     # ---- optimizer -----------------------------------------------------------------
     def set_optimizer(self, optimizer):
         """Apply ``optimizer`` to the store's weights at every push (states kept by the store)."""
-        from ..optimizer import get_updater  # pylint: disable=import-outside-toplevel
+        from ..optimizer import get_updater, Optimizer  # pylint: disable=import-outside-toplevel
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError('set_optimizer: optimizer must be an Optimizer (for example '
+                            'mx.optimizer.create(%r)), got %r (%s)'
+                            % (optimizer if isinstance(optimizer, str) else 'sgd', optimizer,
+                               type(optimizer).__name__))
         self._set_updater(get_updater(optimizer))
 
     def _set_updater(self, updater):

@@ -51,8 +51,10 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
     else:
         label_shape, pred_shape = len(labels), len(preds)
     if label_shape != pred_shape:
-        raise ValueError('Shape of labels {} does not match shape of predictions {}'
-                         .format(label_shape, pred_shape))
+        hint = (' (the metric got no labels: the evaluation data must provide them, e.g. '
+                'NDArrayIter(data, label))' if not shape and label_shape == 0 else '')
+        raise ValueError('Shape of labels {} does not match shape of predictions {}{}'
+                         .format(label_shape, pred_shape, hint))
     if wrap:
         if isinstance(labels, NDArray):
             labels = [labels]

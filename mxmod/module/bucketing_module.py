@@ -4,6 +4,7 @@ import logging
 import warnings
 
 from .. import context as ctx
+from ..argcheck import context_list
 from ..base import MXNetError
 from ..initializer import Uniform
 from ..name import NameManager
@@ -45,6 +46,7 @@ class BucketingModule(BaseModule):
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
+        context_list(context, 'BucketingModule: context')
         self._context = context
         self._work_load_list = work_load_list
         self._group2ctxs = group2ctxs

@@ -75,6 +75,15 @@ def check_training_labels(symbol, label_names, label_shapes):
         return
     given = [desc.name for desc in label_shapes or []]
     args = symbol.list_arguments()
+    absent = [name for name in label_names if name not in args]
+    unlisted = [name for name in given if name in args and name not in label_names]
+    if absent and unlisted:
+        from ..base import MXNetError  # pylint: disable=import-outside-toplevel
+        raise MXNetError(
+            'fit: the Module was created with label_names=%s, which the network does not read, '
+            'while the data provides the label %s that the network reads (it would be taken for '
+            'a parameter); create the Module with label_names=%s'
+            % (list(label_names), ', '.join(repr(n) for n in unlisted), unlisted))
     missing = [name for name in label_names if name in args and name not in given]
     if missing:
         from ..base import MXNetError  # pylint: disable=import-outside-toplevel

@@ -273,6 +273,7 @@ class Module(OptimizerMixin, BaseModule):
             raise MXNetError('inputs_need_grad=True requires for_training=True')
         data_descs, label_descs = _parse_data_desc(self.data_names, self.label_names,
                                                    data_shapes, label_shapes)
+        _check_labels_are_inputs(self._symbol, label_descs, self.data_names, self.label_names)
         shared_group = self._shared_group(shared_module)
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
@@ -340,6 +341,8 @@ class Module(OptimizerMixin, BaseModule):
         new_shapes = _batch_data_shapes(data_batch)
         if tuple(d.shape for d in self._data_shapes) != new_shapes:
             self.reshape(*self._descs_for(data_batch, new_shapes))
+        first = data_batch[0] if isinstance(data_batch, list) else data_batch
+        self._forward_had_labels = bool(getattr(first, 'label', None))
         self._exec_group.forward(data_batch, is_train)
 
     def _descs_for(self, data_batch, new_shapes):
@@ -363,6 +366,7 @@ class Module(OptimizerMixin, BaseModule):
     def backward(self, out_grads=None):
         """Backward computation (``out_grads`` for outputs that are not losses)."""
         self._require('backward')
+        self._check_labels_fed()
         exchange = self._exchange_for_backward()
         if exchange is None:
             self._exec_group.backward(out_grads=out_grads)
@@ -372,6 +376,31 @@ class Module(OptimizerMixin, BaseModule):
             self._exec_group.backward(out_grads=out_grads)
         finally:
             exchange.end_backward()
+
+    def _check_labels_fed(self):
+        """Training without labels is refused: a network that reads a label needs it bound
+        (label_shapes) and given with the batch, or backward would use zeros or the labels of
+        an earlier batch."""
+        read = getattr(self, '_labels_read', None)
+        if read is None:
+            args = set(self._symbol.list_arguments())
+            read = self._labels_read = [n for n in self._label_names if n in args]
+        if not read:
+            return
+        bound = [d.name for d in self._label_shapes or []]
+        missing = [n for n in read if n not in bound]
+        if missing:
+            raise MXNetError(
+                'backward: the network reads the label %s, but the module was bound without it '
+                '(label_shapes=%s), so the loss would compare with zeros; training needs labels: '
+                'bind with label_shapes=[(%r, shape)] and give them in each DataBatch'
+                % (', '.join(repr(n) for n in missing), self._label_shapes, missing[0]))
+        if not getattr(self, '_forward_had_labels', True):
+            raise MXNetError(
+                'backward: the last forward got a DataBatch without labels, but the network '
+                'reads the label %s; training needs labels: give them as DataBatch(data, label) '
+                '(or the loss would use the labels of an earlier batch)'
+                % ', '.join(repr(n) for n in read))
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last forward (merged over devices unless merge_multi_context=False)."""
@@ -403,3 +432,20 @@ class Module(OptimizerMixin, BaseModule):
         """Install a Monitor on every executor."""
         self._require('install_monitor', params=False)
         self._exec_group.install_monitor(mon)
+
+
+def _check_labels_are_inputs(symbol, label_descs, data_names, label_names):
+    """Every bound label must be an input of the network (else nothing could receive it)."""
+    if not label_descs:
+        return
+    args = symbol.list_arguments()
+    for desc in label_descs:
+        if desc.name not in args:
+            unlisted = [a for a in args if a not in data_names
+                        and (a in label_names or 'label' in a)]
+            raise MXNetError(
+                'bind: the label %r (of label_shapes) is not an input of the network%s; its '
+                'inputs are %s; give labels under the name the network reads (e.g. '
+                'NDArrayIter(..., label_name=...), Module(..., label_names=...))'
+                % (desc.name, ", which reads the label %s" % ', '.join(repr(a) for a in unlisted)
+                   if unlisted else '', args))

@@ -16,6 +16,10 @@ __all__ = ['as_initializer', 'check_given', 'checked_batch', 'check_fit_argument
 def as_initializer(initializer):
     """``initializer`` as a callable: a name or JSON config is created (``'xavier'``)."""
     from .. import initializer as init  # pylint: disable=import-outside-toplevel
+    if isinstance(initializer, type):
+        raise ArgumentTypeError('init_params: initializer must be an Initializer object, got the '
+                                'class %s itself; create one: %s()'
+                                % (initializer.__name__, initializer.__name__))
     if initializer is None or callable(initializer) and not isinstance(initializer, str):
         return initializer
     if isinstance(initializer, (str, dict)):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ..context import current_context
+from ..context import as_context
 from ..ops.base import OPS as _OPS
 from .register import make_function as _make_function
 
@@ -46,7 +46,7 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
         samples among ``num_sampled`` draws.
     """
     from .random import uniform  # pylint: disable=import-outside-toplevel
-    ctx = ctx or current_context()
+    ctx = as_context(ctx)
     log_range = math.log(range_max + 1)
     rand = uniform(0, log_range, shape=(num_sampled,), dtype='float64', ctx=ctx)
     sampled = (rand.exp() - 1).astype('int64') % range_max

@@ -4,14 +4,15 @@ import sys
 
 import numpy as np
 
+from ..argcheck import ArgumentTypeError, ArgumentValueError
 from ..base import MXNetError, integer_types, mx_real_t
-from ..context import current_context, device_scope, xp_of
+from ..context import as_context, device_scope, xp_of
 from ..profiler.hooks import run_op
 from ..profiler.state import PROFILER
 from .ndarray import NDArray, _STYPES, _put, from_xp
 
 def _ctx(ctx):
-    return ctx if ctx is not None else current_context()
+    return as_context(ctx)
 
 
 # creation functions recorded by the profiler under MXNet's operator names
@@ -21,6 +22,21 @@ _PROFILED = {'zeros': '_zeros', 'ones': '_ones', 'full': '_full'}
 def _new(ctx, fn, *args, **kwargs):
     ctx = _ctx(ctx)
     xp = xp_of(ctx)
+    try:
+        dtype = np.dtype(kwargs.get('dtype', mx_real_t))
+    except TypeError:
+        raise ArgumentTypeError('%s: dtype %r is not a data type (for example \'float32\')'
+                                % (fn, kwargs.get('dtype'))) from None
+    try:
+        return _create(ctx, xp, fn, *args, **kwargs)
+    except MemoryError:
+        raise MXNetError('%s: cannot allocate an array of shape %s and dtype %s (%d bytes): out '
+                         'of memory' % (fn, args[0], dtype.name,
+                                        int(np.prod(args[0], dtype=object)) * dtype.itemsize)
+                         ) from None
+
+
+def _create(ctx, xp, fn, *args, **kwargs):
     if PROFILER.imperative and fn in _PROFILED:
         with device_scope(ctx):
             return from_xp(run_op(_PROFILED[fn], ctx, lambda: getattr(xp, fn)(*args, **kwargs)),
@@ -32,7 +48,19 @@ def _new(ctx, fn, *args, **kwargs):
 
 
 def _shape(shape):
-    return (shape,) if isinstance(shape, integer_types) else tuple(shape)
+    if isinstance(shape, integer_types):
+        shape = (shape,)
+    elif not isinstance(shape, (str, bytes)) and hasattr(shape, '__iter__'):
+        shape = tuple(shape)
+    else:
+        raise ArgumentTypeError('shape must be an int or a tuple of ints, got %r (%s)'
+                                % (shape, type(shape).__name__))
+    for dim in shape:
+        if isinstance(dim, bool) or not isinstance(dim, integer_types):
+            raise ArgumentTypeError('shape must be an int or a tuple of ints, got %r' % (shape,))
+        if dim < 0:
+            raise ArgumentValueError('shape %s has a negative dimension' % (shape,))
+    return tuple(int(d) for d in shape)
 
 
 def array(source_array, ctx=None, dtype=None):
@@ -47,7 +75,17 @@ def array(source_array, ctx=None, dtype=None):
         source_array = source_array.asnumpy()
     else:
         dtype = mx_real_t if dtype is None else dtype
-    src = np.asarray(source_array, dtype=dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise ArgumentTypeError('array: dtype %r is not a data type (for example \'float32\')'
+                                % (dtype,)) from None
+    try:
+        src = np.asarray(source_array, dtype=dtype)
+    except (ValueError, TypeError) as err:
+        raise ArgumentTypeError('source_array must be array like object (a numpy array, NDArray '
+                                'or nested lists of numbers of one shape) convertible to %s: %s'
+                                % (dtype.name, err)) from None
     if src.ndim == 0:
         src = src.reshape((1,)) if not hasattr(source_array, 'shape') else src
     return from_xp(_put(np.array(src, copy=True), _ctx(ctx)), _ctx(ctx))
@@ -168,7 +206,16 @@ def concat(*arrays, **kwargs):
     _same_dtype('Concat', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]
     with device_scope(ctx):
-        return from_xp(xp_of(ctx).concatenate(parts, axis=dim), ctx)
+        return from_xp(_joined('Concat', 'dim', dim, parts, xp_of(ctx).concatenate), ctx)
+
+
+def _joined(op_name, what, axis, parts, join):
+    """``join(parts, axis=axis)``, shapes that cannot be joined refused naming them."""
+    try:
+        return join(parts, axis=axis)
+    except (ValueError, IndexError, TypeError) as err:
+        raise MXNetError('%s: cannot join inputs of shapes %s along %s=%r: %s'
+                         % (op_name, [tuple(p.shape) for p in parts], what, axis, err)) from None
 
 
 def concatenate(arrays, axis=0, always_copy=True):
@@ -198,7 +245,7 @@ def stack(*arrays, **kwargs):
     _same_dtype('stack', arrays)
     parts = [a.as_in_context(ctx)._data for a in arrays]
     with device_scope(ctx):
-        return from_xp(xp_of(ctx).stack(parts, axis=axis), ctx)
+        return from_xp(_joined('stack', 'axis', axis, parts, xp_of(ctx).stack), ctx)
 
 
 def waitall():

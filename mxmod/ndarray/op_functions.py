@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from ..base import integer_types
-from ..context import current_context
+from ..context import as_context
 from .ndarray import NDArray
 from .register import invoke
 
@@ -27,7 +27,7 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):  # pylint: disable=invalid
     dtype : str or numpy dtype, optional
         float32 unless given.
     """
-    kwargs.update(N=N, M=M, k=k, ctx=ctx or current_context(), dtype=dtype or 'float32')
+    kwargs.update(N=N, M=M, k=k, ctx=as_context(ctx), dtype=dtype or 'float32')
     return invoke('_eye', (), kwargs)
 
 

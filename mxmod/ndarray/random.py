@@ -3,7 +3,7 @@
 Scalar distribution parameters call the ``_random_<distr>`` operators on ``ctx``; NDArray parameters
 call ``_sample_<distr>``, drawing ``shape`` samples per element on the parameters' device."""
 from ..base import numeric_types
-from ..context import current_context
+from ..context import as_context
 from .ndarray import NDArray
 from .register import invoke
 
@@ -48,7 +48,7 @@ def _random_helper(random_op, sample_op, names, params, shape, dtype, ctx, out, 
         if not _given(shape):
             shape = out.shape if out is not None else (1,)
         kwargs.update(zip(names, params))
-        kwargs.update(shape=shape, ctx=ctx if ctx is not None else current_context(), out=out)
+        kwargs.update(shape=shape, ctx=as_context(ctx), out=out)
         return invoke(random_op, [], kwargs)
     raise ValueError('Distribution parameters must be either NDArray or numbers, but got %s.'
                      % type(params[0]))

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..base import MXNetError, DeferredOpError
-from ..context import Context, current_context, device_scope, xp_of
+from ..context import Context, as_context, current_context, device_scope, xp_of
 from ..ops.base import OPS, OpContext
 from ..ops.sparse_registry import rule_of, run_forward
 from ..sparse_storage import SparseStorage
@@ -32,7 +32,9 @@ def invoke(op_name, args, kwargs):
     is_train = kwargs.pop('is_train', None)
     if is_train is None:
         is_train = tape.is_training()
-    ctx_arg = kwargs.pop('ctx') if isinstance(kwargs.get('ctx'), Context) else None
+    ctx_arg = kwargs.pop('ctx', None)
+    if ctx_arg is not None and not isinstance(ctx_arg, Context):
+        ctx_arg = as_context(ctx_arg, '%s: ctx' % op_name)
     arrays, extra = _split_positional(cls, args, kwargs)
     params = dict(extra)
     named = {}
@@ -64,6 +66,7 @@ def run_instance(op, arrays, out=None, is_train=None, ctx=None):
         is_train = tape.is_training()
     cls = type(op)
     _check_types(op, arrays)
+    _check_shapes(op, arrays)
     ctx = arrays[0].context if arrays else ctx or current_context()
     octx = OpContext(xp_of(ctx), ctx, is_train=is_train)
     if out is not None and getattr(cls, 'accumulates_into_out', False):
@@ -87,6 +90,11 @@ def run_instance(op, arrays, out=None, is_train=None, ctx=None):
         delivered = _deliver(_placeholders(op, arrays, ctx), out, ctx)
         defer_error(delivered if isinstance(delivered, (list, tuple)) else [delivered], err)
         return delivered
+    except MXNetError:
+        raise
+    except (ValueError, IndexError, TypeError, KeyError, ZeroDivisionError, OverflowError,
+            MemoryError) as err:
+        raise _diagnosis(op, arrays, err) from None
     delivered = _deliver(results[:op.num_visible_outputs()], out, ctx)
     if pending is not None:     # computed from a value that carries an error: so does this
         defer_error(delivered if isinstance(delivered, (list, tuple)) else [delivered], pending)
@@ -109,6 +117,50 @@ def _placeholders(op, arrays, ctx):
         return [xp.zeros(s or (), dtype=t or (dtypes[0] if dtypes else 'float32'))
                 for s, t in zip(out_shapes[:op.num_visible_outputs()],
                                 out_types[:op.num_visible_outputs()])]
+
+
+def _check_shapes(op, arrays):
+    """Refuse input shapes the operator's shape inference does not accept, as MXNet infers
+    shapes of imperative calls too (a FullyConnected weight that disagrees with num_hidden, a
+    kernel larger than its input, elemwise_add of two shapes); each operator instance remembers
+    the input shapes it has accepted, so repeated calls cost a set lookup."""
+    if not arrays:
+        return
+    shapes = tuple([a._data.shape for a in arrays])
+    seen = op.__dict__.get('_accepted_shapes')
+    if seen is None:
+        seen = op.__dict__['_accepted_shapes'] = set()
+    elif shapes in seen:
+        return
+    if any(0 in shape or not shape for shape in shapes):
+        return      # 0 is an unknown dimension to shape inference: zero-size arrays pass
+    try:
+        op.infer_shape([tuple(shape) for shape in shapes], [None] * len(op.list_outputs()))
+    except MXNetError as err:
+        raise MXNetError('%s; input shapes %s' % (err, [tuple(x) for x in shapes])) from None
+    except Exception:  # pylint: disable=broad-except
+        return      # an inference that cannot judge these inputs: the computation decides
+    if len(seen) < 256:
+        seen.add(shapes)
+
+
+def _diagnosis(op, arrays, err):
+    """An MXNetError for an operator whose computation failed inside numpy: what shape
+    inference says is wrong with the inputs (as MXNet reports it), else the inputs and the
+    failure."""
+    shapes = [tuple(a.shape) for a in arrays]
+    try:
+        op.infer_shape(list(shapes), [None] * len(op.list_outputs()))
+    except MXNetError as found:
+        return MXNetError('%s; input shapes %s' % (found, shapes))
+    except Exception:  # pylint: disable=broad-except
+        pass
+    if isinstance(err, MemoryError):
+        return MXNetError('%s: out of memory computing on inputs of shapes %s'
+                          % (op.op_name, shapes))
+    return MXNetError('%s cannot compute on inputs of shapes %s and dtypes %s: %s: %s'
+                      % (op.op_name, shapes, [np.dtype(a.dtype).name for a in arrays],
+                         type(err).__name__, err))
 
 
 def _check_types(op, arrays):

@@ -5,7 +5,7 @@ arithmetic (``add``, ``subtract``, ``multiply``, ``divide``) and the operators M
 import numpy as np
 
 from ..base import MXNetError, integer_types, mx_real_t, numeric_types
-from ..context import Context, current_context, device_scope
+from ..context import Context, as_context, device_scope
 from ..ops.sparse_registry import SPARSE_NAMESPACE
 from ..sparse_storage import (CSRStorage, RowSparseStorage, empty_storage, INDEX_DTYPE)
 from .ndarray import NDArray, _put
@@ -61,7 +61,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     if stype not in ('row_sparse', 'csr'):
         raise ValueError('unknown storage type %r; expected one of default, row_sparse, csr'
                          % (stype,))
-    ctx = current_context() if ctx is None else ctx
+    ctx = as_context(ctx)
     shape = (shape,) if isinstance(shape, integer_types) else tuple(int(d) for d in shape)
     with device_scope(ctx):
         storage = empty_storage(ctx.xp, stype, shape, np.dtype(dtype or mx_real_t))
@@ -77,7 +77,7 @@ def empty(stype, shape, ctx=None, dtype=None):
 
 
 def _from_parts(cls, parts, shape, ctx):
-    ctx = current_context() if ctx is None else ctx
+    ctx = as_context(ctx)
     with device_scope(ctx):
         moved = [_put(p, ctx) for p in parts]
         storage = cls(*(moved + [shape]))
@@ -201,7 +201,7 @@ def array(source_array, ctx=None, dtype=None):
     dtype : str or numpy.dtype, optional
         Defaults to the source's dtype.
     """
-    ctx = current_context() if ctx is None else ctx
+    ctx = as_context(ctx)
     if isinstance(source_array, NDArray):
         if source_array.stype == 'default':
             raise MXNetError('use tostype to make a RowSparseNDArray or CSRNDArray from a dense '

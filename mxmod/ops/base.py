@@ -105,13 +105,17 @@ class Param(object):
         Default value, or ``REQUIRED``.
     choices : sequence, optional
         Allowed values for 'str' parameters.
+    lower, upper : number, optional
+        Bounds MXNet's parameter declaration sets (``set_lower_bound`` / ``set_range``).
     """
 
-    def __init__(self, kind, default=REQUIRED, choices=None):
+    def __init__(self, kind, default=REQUIRED, choices=None, lower=None, upper=None):
         self.kind = kind
         self.parse_fn = _KINDS[kind]
         self.default = default
         self.choices = choices
+        self.lower = lower
+        self.upper = upper
 
     def parse(self, op_name, name, value, given=None):
         """Convert ``value`` (a string from JSON or a Python value) to its typed form.
@@ -127,7 +131,19 @@ class Param(object):
             raise MXNetError('Invalid Input: %r, valid values are: %s, in operator %s'
                              % (attr_str(value), _choices_text(self.choices),
                                 call_text(op_name, given or {name: value})))
+        if (self.lower is not None or self.upper is not None) and out is not None:
+            self._check_bounds(op_name, name, out, given)
         return out
+
+    def _check_bounds(self, op_name, name, out, given):
+        if self.upper is not None and not self.lower <= out <= self.upper:
+            raise MXNetError('value %s for Parameter %s exceed bound [%s,%s], in operator %s'
+                             % (attr_str(out), name, self.lower, self.upper,
+                                call_text(op_name, given or {name: out})))
+        if self.lower is not None and out < self.lower:
+            raise MXNetError('value %s for Parameter %s should be greater equal to %s, in '
+                             'operator %s' % (attr_str(out), name, self.lower,
+                                              call_text(op_name, given or {name: out})))
 
     def describe(self):
         """The parameter's type as MXNet's help shows it: 'int', 'boolean', 'Shape(tuple)', ..."""
@@ -211,7 +227,8 @@ def merge_shape(op, what, a, b):
     out = []
     for x, y in zip(a, b):
         if x and y and x != y:
-            raise MXNetError('%s: shape mismatch for %s: expected %s, got %s' % (op, what, a, b))
+            raise MXNetError('%s: shape inconsistent for %s: provided %s, inferred %s'
+                             % (op, what, a, b))
         out.append(x or y)
     return tuple(out)
 
@@ -221,7 +238,7 @@ def same_shape_infer(op, in_shapes, out_shapes):
     shape = None
     names = op.list_arguments() + op.list_outputs()
     for name, s in zip(names, list(in_shapes) + list(out_shapes)):
-        shape = merge_shape(op.describe(), name, shape, s)
+        shape = merge_shape(op.describe(), name, s, shape)
     return [shape] * len(in_shapes), [shape] * len(out_shapes)
 
 

@@ -79,7 +79,7 @@ def _conv_params(deconv):
     if deconv:
         params.update(adj=Param('shape', ()), target_shape=Param('shape', ()))
     params.update(
-        num_filter=Param('int'), num_group=Param('int', 1),
+        num_filter=Param('int', lower=1), num_group=Param('int', 1),
         workspace=Param('int', 512 if deconv else 1024), no_bias=Param('bool', deconv),
         cudnn_tune=Param('str?', None, choices=(None, 'off', 'limited_workspace', 'fastest')),
         cudnn_off=Param('bool', False), layout=Param('str?', None, choices=_LAYOUTS))

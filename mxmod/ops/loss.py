@@ -60,7 +60,7 @@ class _LabelledLoss(Operator):
         dtype = in_types[0] or (out_types[0] if out_types else None)
         if dtype is None:
             return in_types, out_types
-        return [t or dtype for t in in_types], [dtype]
+        return [dtype] * len(in_types), [dtype]     # one type for data and label, as MXNet
 
 
 # ---- SoftmaxOutput ----------------------------------------------------------------------------

@@ -34,7 +34,7 @@ class FullyConnected(Operator):
     """y = x W^T + b, with x flattened to 2-D (``flatten=True``) or applied on the last axis."""
     op_name = 'FullyConnected'
     writes_out = True
-    params = {'num_hidden': Param('int'), 'no_bias': Param('bool', False),
+    params = {'num_hidden': Param('int', lower=1), 'no_bias': Param('bool', False),
               'flatten': Param('bool', True)}
     backward_uses = ('inputs',)
     shares_derived = (1,)
@@ -284,7 +284,7 @@ class Dropout(Operator):
     mask value along the listed axes. As in MXNet the scaled mask is a hidden second output
     ('mask', kept for backward); only 'output' is visible."""
     op_name = 'Dropout'
-    params = {'p': Param('float', 0.5), 'mode': Param('str', 'training', choices=('training', 'always')),
+    params = {'p': Param('float', 0.5, lower=0, upper=1), 'mode': Param('str', 'training', choices=('training', 'always')),
               'axes': Param('shape', ()), 'cudnn_off': Param('bool?', False)}
     outputs = ('output', 'mask')
     backward_uses = ('outputs',)
@@ -325,7 +325,7 @@ class Dropout(Operator):
 class Embedding(Operator):
     """Look up rows of ``weight`` (input_dim, output_dim) at the (float) indices in ``data``."""
     op_name = 'Embedding'
-    params = {'input_dim': Param('int'), 'output_dim': Param('int'),
+    params = {'input_dim': Param('int', lower=1), 'output_dim': Param('int', lower=1),
               'dtype': Param('dtype', 'float32'), 'sparse_grad': Param('bool', False)}
     arguments = ('data', 'weight')
     backward_uses = ('inputs',)

@@ -68,7 +68,9 @@ class BatchNorm(Operator):
         if data is None:
             return in_types, out_types
         ptype = _param_type(data)
-        return [data] + [t or ptype for t in in_types[1:]], [data] + [ptype] * (len(out_types) - 1)
+        # gamma, beta and the moving statistics are of the accumulation type (float32 for
+        # float16 data), as MXNet requires
+        return [data] + [ptype] * (len(in_types) - 1), [data] + [ptype] * (len(out_types) - 1)
 
     def _axis(self, ndim):
         axis = self.p.axis + ndim if self.p.axis < 0 else self.p.axis

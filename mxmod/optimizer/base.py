@@ -314,6 +314,15 @@ class Optimizer(object):
         """Weight decay of one index."""
         return self._get_wds([index])[0]
 
+    def __setattr__(self, name, value):
+        # ``optimizer.lr = x`` is how MXNet code changes the rate: a NaN, infinite, negative or
+        # non-numeric rate is refused here rather than training on it
+        if name == 'lr' and value is not None:
+            value = real_number(value, '%s: lr' % type(self).__name__, minimum=0)
+        elif name == 'wd' or name in _NUMERIC_HYPERPARAMETERS and value is not None:
+            value = real_number(value, '%s: %s' % (type(self).__name__, name))
+        object.__setattr__(self, name, value)
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop('param_dict', None)
@@ -328,6 +337,14 @@ class Optimizer(object):
             state.setdefault(key, default)
         if '_all_index_update_counts' not in state and '_index_update_count' in state:
             self._all_index_update_counts = {0: self._index_update_count}
+
+
+# numeric hyperparameters of the optimizers: a string or NaN there is refused when set (the
+# constructors set them), not when the first update computes with it
+_NUMERIC_HYPERPARAMETERS = frozenset((
+    'momentum', 'beta1', 'beta2', 'epsilon', 'rho', 'gamma1', 'gamma2', 'lamda', 'lamda1',
+    'eta', 'eps', 'beta', 'schedule_decay', 'float_stable_eps', 'lower_bound', 'upper_bound',
+    'wd_lh'))
 
 
 def _check_hyperparameters(klass, name, kwargs):

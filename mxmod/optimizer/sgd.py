@@ -17,8 +17,15 @@ __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'SGLD', 'DCASGD', 'check_arrays', 'c
 
 
 def check_arrays(optimizer, weight, grad):
-    """Raise TypeError unless weight and grad are NDArrays."""
+    """Raise TypeError unless weight and grad are NDArrays, MXNetError unless they have one
+    shape and one dtype (MXNet's update operators do not cast)."""
     if isinstance(weight, NDArray) and isinstance(grad, NDArray):
+        if weight.dtype != grad.dtype or weight.shape != grad.shape:
+            raise MXNetError('%s.update: the gradient (shape %s, %s) does not match its weight '
+                             '(shape %s, %s); MXNet does not cast: give both the same shape and '
+                             'dtype' % (type(optimizer).__name__, grad.shape,
+                                        np.dtype(grad.dtype).name, weight.shape,
+                                        np.dtype(weight.dtype).name))
         return
     for what, arr in (('weight', weight), ('grad', grad)):
         if not isinstance(arr, NDArray):

@@ -3,6 +3,8 @@
 This is what KVStore and Module call for each update; it creates states lazily, groups updates by
 dtype in chunks of ``optimizer.aggregate_num`` (MXNet's aggregated SGD), and saves/loads its
 states in MXNet's pickle format (see :mod:`.pickling`)."""
+import numpy as np
+
 from ..base import MXNetError
 from ..context import device_scope
 from ..ndarray.ndarray import NDArray
@@ -54,6 +56,11 @@ class Updater(object):
             if grads[i].shape != weights[i].shape:
                 raise MXNetError('Updater: the gradient of %r has shape %s, its weight %s'
                                  % (idx, grads[i].shape, weights[i].shape))
+            if grads[i].dtype != weights[i].dtype:
+                raise MXNetError('Updater: the gradient of %r is %s, its weight %s; MXNet does '
+                                 'not cast: give both one dtype'
+                                 % (idx, np.dtype(grads[i].dtype).name,
+                                    np.dtype(weights[i].dtype).name))
             self._ensure_state(idx, weights[i])
         if self.aggregate_updates:
             self._aggregated(indices, weights, grads)

@@ -71,7 +71,13 @@ class TraceFile(object):
                 self._named.add(tid)
                 pieces.append(self._thread_metadata(tid, tracks.get(tid, 'thread %d' % tid)))
             pieces.append(self._event(event))
-        with open(self.path, 'a' if self.open else 'w') as out:
+        try:
+            out = open(self.path, 'a' if self.open else 'w')
+        except OSError as err:
+            from ..atomic_io import SaveError  # pylint: disable=import-outside-toplevel
+            raise SaveError('profiler: cannot write the trace file %r (set_config(filename=...)):'
+                            ' %s' % (self.path, err.strerror or err)) from None
+        with out:
             if not self.open:
                 out.write('{\n    "traceEvents": [\n        ')
                 out.write(',\n        '.join(pieces))

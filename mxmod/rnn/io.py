@@ -6,6 +6,7 @@ import random
 import numpy as np
 
 from .. import ndarray
+from ..argcheck import positive_int
 from ..io import DataIter, DataBatch, DataDesc
 
 __all__ = ['encode_sentences', 'BucketSentenceIter']
@@ -111,8 +112,10 @@ class BucketSentenceIter(DataIter):
         if layout.find('N') not in (0, 1):
             raise ValueError('Invalid layout %r: must be NT (batch major) or TN (time major)'
                              % (layout,))
+        batch_size = positive_int(batch_size, 'BucketSentenceIter: batch_size')
         buckets = sorted(buckets) if buckets else _default_buckets(sentences, batch_size)
         buckets, self.data, discarded = _fill_buckets(sentences, buckets, invalid_label, dtype)
+        # MXNet prints this line (to stdout) on every construction; kept for its users' logs
         print('WARNING: discarded %d sentences longer than the largest bucket.' % discarded)
         if not buckets:
             raise ValueError('BucketSentenceIter: no sentence fits any bucket (%d sentences, '

@@ -48,7 +48,15 @@ def infer_shapes(sym, known, partial):
             if node.name in known:
                 shape = _to_internal(known[node.name])
             elif '__shape__' in node.attrs:
-                shape = _parse_shape_attr(node.attrs['__shape__'])
+                try:
+                    shape = _parse_shape_attr(node.attrs['__shape__'])
+                except Exception:  # pylint: disable=broad-except
+                    shape = False
+                if shape is not None and (not isinstance(shape, tuple) or not all(
+                        isinstance(d, int) for d in shape)):
+                    raise MXNetError('variable %r: its shape attribute %r is not a shape (a '
+                                     'tuple of ints such as (2, 3))'
+                                     % (node.name, node.attrs['__shape__']))
             else:
                 shape = None
             shapes[_entry_key(node, 0)] = shape
@@ -61,15 +69,16 @@ def _merge_shape(node, what, old, new):
     try:
         return merge_shape('%s (%s)' % (node.name, node.op.op_name), what, old, new)
     except MXNetError as err:
-        raise MXNetError('Error in operator %s: shape inconsistent for %s: expected %s, got %s (%s)'
-                         % (node.name, what, old, new, err)) from None
+        raise MXNetError('Error in operator %s: shape inconsistent for %s: provided %s, '
+                         'inferred %s (%s)' % (node.name, what, old, new, err)) from None
 
 
 def _merge_type(node, what, old, new):
     new = np.dtype(new).name
     if old is not None and old != new:
-        raise MXNetError('Error in operator %s (%s): type inconsistent for %s: expected %s, got %s'
-                         % (node.name, node.op.op_name, what, old, new))
+        raise MXNetError('Error in operator %s (%s): type inconsistent for %s: it is %s, the '
+                         'operator needs %s (MXNet does not cast: cast it with astype or give '
+                         'the inputs one dtype)' % (node.name, node.op.op_name, what, old, new))
     return new
 
 

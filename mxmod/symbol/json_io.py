@@ -94,8 +94,8 @@ def _node_attrs(entry, where):
 
 def _unknown_params(cls, attrs):
     """Non-hidden attribute names that operator class ``cls`` does not take."""
-    if getattr(cls, 'accepts_any_params', False):
-        return []
+    if getattr(cls, 'accepts_any_params', False) or not cls.params:
+        return []       # MXNet keeps any attribute of an operator without parameters
     known = set(cls.params)
     if 'scalar' in known:
         known.add('is_int')     # MXNet's scalar operators take it; mxmod reads the scalar's text

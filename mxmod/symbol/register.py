@@ -39,7 +39,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     attrs = AttrScope.current.get(attr)
     attrs = normalize_attrs(attrs)
     if shape is not None:
-        attrs['__shape__'] = str(shape) if isinstance(shape, int) else attr_str(tuple(shape))
+        attrs['__shape__'] = _shape_attr(name, shape)
     if lr_mult is not None:
         attrs['__lr_mult__'] = str(lr_mult)
     if wd_mult is not None:
@@ -61,6 +61,19 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
 
 
 var = Variable
+
+
+def _shape_attr(name, shape):
+    """The ``__shape__`` text of variable ``name`` (a string is kept as MXNet keeps it)."""
+    if isinstance(shape, string_types):
+        return shape
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        return str(shape)
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else None
+    if dims is None or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                               for d in dims):
+        raise TypeError('Variable %r: shape must be a tuple of ints, got %r' % (name, shape))
+    return attr_str(tuple(int(d) for d in dims))
 
 
 def create(op_name, hint, args, kwargs):
@@ -92,6 +105,10 @@ def create(op_name, hint, args, kwargs):
         params['num_args'] = str(len(pos) + len(inputs))
     check_arguments(cls, params)
     attrs = normalize_attrs(AttrScope.current.get(user_attr))
+    if cls.params:
+        # MXNet hands attr= and AttrScope entries to the operator's parameter parser as well:
+        # an unknown one is refused at the call (an operator without parameters keeps them)
+        check_arguments(cls, dict(attrs, **params))
     attrs.update(params)
     op = make_op(op_name, attrs)
     name = NameManager.current.get(name, hint)

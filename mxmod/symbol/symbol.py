@@ -1,6 +1,6 @@
 """The Symbol: a handle on some outputs of a graph of operator nodes."""
 from ..base import MXNetError, NotImplementedForSymbol, string_types, write_file_atomic
-from .graph import Node, topo_order, aux_variable_ids, listed_attrs, normalize_attrs
+from .graph import Node, topo_order, aux_variable_ids, listed_attrs, normalize_attrs, make_op
 from .var_names import check_unique_variables, check_bindable
 
 
@@ -141,8 +141,11 @@ class Symbol(object):
 
     def _set_attr(self, **kwargs):
         """Set string attributes on this symbol's node."""
+        new = normalize_attrs(kwargs)
         for node, _ in self._outputs:
-            node.attrs.update(normalize_attrs(kwargs))
+            if node.op is not None:
+                _reparse_op(node, new)
+            node.attrs.update(new)
 
     # ---- composition ----------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -194,6 +197,11 @@ class Symbol(object):
                              % what)
         if args:
             return dict(zip(self.list_arguments(), args))
+        names = self.list_arguments()
+        for key in kwargs:
+            if key not in names and key not in self.list_auxiliary_states():
+                raise MXNetError('infer_%s: argument name %r not found; the arguments are %s'
+                                 % (what, key, names))
         return kwargs
 
     def infer_shape(self, *args, **kwargs):
@@ -334,3 +342,18 @@ def Group(symbols):  # pylint: disable=invalid-name
         outs.extend(s._outputs)
     return Symbol(outs)
 
+
+
+def _reparse_op(node, new):
+    """Attributes set on an operator node go through its parameter parser, as in MXNet: an
+    unknown one is refused (before anything is stored), a parameter takes effect."""
+    from ..ops.base import get_op, unknown_argument_error  # pylint: disable=import-outside-toplevel
+    cls = get_op(node.op.op_name)
+    if not cls.params or getattr(cls, 'accepts_any_params', False):
+        return
+    merged = dict(node.attrs, **new)
+    for key in new:
+        if key not in cls.params and not (key.startswith('__') and key.endswith('__')):
+            raise unknown_argument_error(cls, key, merged)
+    if any(key in cls.params for key in new):
+        node.op = make_op(node.op.op_name, merged)

@@ -98,3 +98,56 @@ def test_malformed_position_refused_and_nothing_changes(bad):
     with pytest.raises(mx.MXNetError, match='optimizer position in m.json is invalid'):
         position.restore_position(opt, bad, 'm.json')
     assert opt.num_update == 0 and opt.lr_scheduler.count == 0
+
+
+def _dropout_mlp():
+    net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=8, name='fc1')
+    net = mx.sym.Dropout(mx.sym.Activation(net, act_type='relu'), p=0.3)
+    net = mx.sym.FullyConnected(net, num_hidden=3, name='fc2')
+    return mx.sym.SoftmaxOutput(net, name='softmax')
+
+
+def _reseed(epoch, *args):
+    """The README's recipe: the random state of epoch e+1 is a function of e+1 alone."""
+    np.random.seed(100 + epoch + 1)
+    mx.random.seed(200 + epoch + 1)
+
+
+def test_resume_with_shuffle_and_dropout_follows_the_readme_recipe(tmp_path):
+    """Shuffled data and Dropout resume bit-identical when the user keeps what the README says:
+    the iterator (pickled at the checkpoint, before fit's reset) and a per-epoch reseed; without
+    the pickled iterator the order differs (NDArrayIter reshuffles its shuffled order)."""
+    import pickle  # pylint: disable=import-outside-toplevel
+    opt = dict(optimizer='adam', optimizer_params={'learning_rate': 0.01})
+
+    def start():
+        _reseed(-1)
+        return mx.io.NDArrayIter(X, Y, batch_size=10, shuffle=True), mx.mod.Module(_dropout_mlp())
+
+    data, mod = start()
+    mod.fit(data, num_epoch=4, initializer=mx.init.Xavier(), epoch_end_callback=_reseed, **opt)
+    whole = {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+
+    prefix = str(tmp_path / 'run')
+    data, first = start()
+
+    def keep_iterator(epoch, *args):
+        with open('%s-%04d.iter' % (prefix, epoch + 1), 'wb') as handle:
+            pickle.dump(data, handle)
+    first.fit(data, num_epoch=2, initializer=mx.init.Xavier(), **opt,
+              epoch_end_callback=[mx.callback.module_checkpoint(first, prefix,
+                                                                save_optimizer_states=True),
+                                  keep_iterator, _reseed])
+
+    def resume(data):
+        _reseed(1)
+        data.reset()                      # what fit did after the callbacks of epoch 2
+        second = mx.mod.Module.load(prefix, 2, load_optimizer_states=True)
+        second.fit(data, num_epoch=4, begin_epoch=2, epoch_end_callback=_reseed, **opt)
+        return {k: v.asnumpy() for k, v in second.get_params()[0].items()}
+    with open(prefix + '-0002.iter', 'rb') as handle:
+        resumed = resume(pickle.load(handle))
+    for name, value in whole.items():
+        np.testing.assert_array_equal(resumed[name], value, err_msg=name)
+    fresh = resume(mx.io.NDArrayIter(X, Y, batch_size=10, shuffle=True))
+    assert any(not np.array_equal(fresh[k], v) for k, v in whole.items())

@@ -132,7 +132,7 @@ def test_inference():
     sq = make('Custom', op_type='test_scaled_square')
     assert sq.list_auxiliary_states() == ['calls']
     assert sq.infer_shape([(2, 3), None, None], [None]) == ([(2, 3), (3,), (1,)], [(2, 3)])
-    with pytest.raises(MXNetError, match='mismatch'):
+    with pytest.raises(MXNetError, match='inconsistent for bias: provided .4,., inferred .3,.'):
         sq.infer_shape([(2, 3), (4,), None], [None])
 
 
