@@ -36,6 +36,23 @@ def _grad(self):
     return entry[0].grad
 
 
+def _get_fresh_grad(self):
+    """Whether ``backward`` has written this variable's gradient since the flag was last reset
+    (``x._fresh_grad = False``, as an optimizer does after consuming it). False for arrays that
+    are no autograd variables."""
+    entry = getattr(self, '_ag', None)
+    return bool(entry is not None and entry[0].kind == 'variable' and entry[0].fresh)
+
+
+def _set_fresh_grad(self, state):
+    entry = getattr(self, '_ag', None)
+    if entry is None:
+        raise MXNetError('NDArray has not been marked as a variable and does not have gradient '
+                         'state')
+    if entry[0].kind == 'variable':
+        entry[0].fresh = bool(state)
+
+
 def backward(self, out_grad=None, retain_graph=False, train_mode=True):
     """Compute the gradients of this array with respect to the variables it was recorded from.
 
@@ -68,7 +85,9 @@ def record_getitem(source, key, result):
         view_shape = grad[key].shape
         xp.add.at(grad, key, out_grads[0].reshape(view_shape))
         return [grad]
-    tape.record_function(scatter, [source], [result])
+    from ..autograd_symbol import getitem_symbolic  # pylint: disable=import-outside-toplevel
+    tape.record_function(scatter, [source], [result],
+                         getitem_symbolic(key, in_shape, result.shape))
 
 
 def record_copy(source, result):
@@ -77,7 +96,8 @@ def record_copy(source, result):
         del need
         with device_scope(source.context):
             return [from_xp(out_grads[0], result.context).copyto(source.context)._data]
-    tape.record_function(copy_back, [source], [result])
+    from ..autograd_symbol import copy_symbolic  # pylint: disable=import-outside-toplevel
+    tape.record_function(copy_back, [source], [result], copy_symbolic)
 
 
 def check_assignment(target, value):
@@ -92,5 +112,6 @@ def check_assignment(target, value):
 
 NDArray.attach_grad = attach_grad
 NDArray.grad = property(_grad)
+NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad)
 NDArray.backward = backward
 NDArray.detach = detach

@@ -171,6 +171,8 @@ def backward(heads, head_grads=None, variables=None, retain_graph=False, train_m
         for leaf in leaves:
             if leaf.kind == 'variable':
                 _write_variable(leaf, grads.get((id(leaf), 0)))
+                if leaf.grad_req != 'null':
+                    leaf.fresh = True       # NDArray._fresh_grad, as MXNet marks every argument
         result = None
     if not retain_graph:
         for node in nodes:
