@@ -76,18 +76,29 @@ def detach(self):
 
 def record_getitem(source, key, result):
     """Record ``result = source[key]``: the gradient scatters back into the indexed places."""
-    in_shape, in_dtype = source.shape, source._data.dtype
+    in_shape, in_dtype, ctx = source.shape, source._data.dtype, source.context
+
+    def scatter_xp(grad_out):
+        xp = xp_of(ctx)
+        grad = xp.zeros(in_shape, dtype=in_dtype)
+        view_shape = grad[key].shape
+        xp.add.at(grad, key, grad_out.reshape(view_shape))
+        return grad
 
     def scatter(out_grads, need):
         del need
-        xp = xp_of(source.context)
-        grad = xp.zeros(in_shape, dtype=in_dtype)
-        view_shape = grad[key].shape
-        xp.add.at(grad, key, out_grads[0].reshape(view_shape))
-        return [grad]
+        return [scatter_xp(out_grads[0])]
+
+    def scatter_recorded(grad_out):
+        # the scatter as a recorded linear step whose own gradient is this indexing again
+        from .grad_graph import linear_step  # pylint: disable=import-outside-toplevel
+        return linear_step(grad_out, scatter_xp(grad_out._data), ctx,
+                           lambda g: g[key].reshape(grad_out.shape))
+
     from ..autograd_symbol import getitem_symbolic  # pylint: disable=import-outside-toplevel
     tape.record_function(scatter, [source], [result],
-                         getitem_symbolic(key, in_shape, result.shape))
+                         getitem_symbolic(key, in_shape, result.shape),
+                         graph_backward=lambda dys: [scatter_recorded(dys[0])])
 
 
 def record_copy(source, result):
@@ -97,7 +108,8 @@ def record_copy(source, result):
         with device_scope(source.context):
             return [from_xp(out_grads[0], result.context).copyto(source.context)._data]
     from ..autograd_symbol import copy_symbolic  # pylint: disable=import-outside-toplevel
-    tape.record_function(copy_back, [source], [result], copy_symbolic)
+    tape.record_function(copy_back, [source], [result], copy_symbolic,
+                         graph_backward=lambda dys: [dys[0].copyto(source.context)])
 
 
 def check_assignment(target, value):

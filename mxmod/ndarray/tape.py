@@ -127,11 +127,14 @@ class FunctionNode(Node):
     to input gradients (xp arrays or None)."""
     kind = 'function'
 
-    def __init__(self, backward, inputs, outputs, symbolic=None):
+    def __init__(self, backward, inputs, outputs, symbolic=None, graph_backward=None):
         super().__init__('node_%d' % next(_NODE_NAMES))
         # how get_symbol shows the step: ``symbolic(input_entries, name)`` gives the symbol
         # entries of the outputs (None: it has no symbolic form)
         self.symbolic = symbolic
+        # the backward as recorded NDArray steps (output gradients in, input gradients out), for
+        # create_graph; None: the step's gradient cannot be differentiated again
+        self.graph_backward = graph_backward
         self.ctx = outputs[0].context
         self.xp = xp_of(self.ctx)
         self.out_shapes = [o.shape for o in outputs]
@@ -150,7 +153,7 @@ class FunctionNode(Node):
 
     def clear(self):
         super().clear()
-        self.backward = None
+        self.backward = self.graph_backward = None
 
 
 def entry_of(array):
@@ -233,11 +236,11 @@ def record_op(op, octx, inputs, aux, results, outputs):
     _attach_outputs(node, list(inputs) + list(aux), outputs)
 
 
-def record_function(backward, inputs, outputs, symbolic=None):
+def record_function(backward, inputs, outputs, symbolic=None, graph_backward=None):
     """Record a Python-defined step (see FunctionNode) from ``inputs`` to ``outputs`` (NDArrays)
     if recording and some input is in a graph."""
     if not needs_recording(inputs):
         return
     entries = _input_entries(inputs)
-    node = FunctionNode(backward, entries, outputs, symbolic)
+    node = FunctionNode(backward, entries, outputs, symbolic, graph_backward)
     _attach_outputs(node, inputs, outputs)
