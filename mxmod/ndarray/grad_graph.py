@@ -170,6 +170,30 @@ def _erfinv(op, ins, outs, dys, need):
     return [dys[0] * (_nd().exp(y * y) * (0.5 * np.sqrt(np.pi)))]
 
 
+@rule('_contrib_quadratic')
+def _quadratic(op, ins, outs, dys, need):
+    return [dys[0] * (ins[0] * (2 * op.p.a) + op.p.b)]
+
+
+@rule('LeakyReLU')
+def _leaky_relu(op, ins, outs, dys, need):
+    x, y, dy = ins[0], outs[0], dys[0]
+    kind, math = op.p.act_type, _math()
+    positive = x > 0
+    if kind == 'leaky':
+        return [dy * math.where(positive, 1.0, op.p.slope)]
+    if kind == 'elu':
+        return [dy * math.where(positive, 1.0, y + op.p.slope)]
+    if kind == 'prelu':
+        gamma = ins[1]
+        from ..ops.nn import _gamma_view  # pylint: disable=import-outside-toplevel
+        view = gamma.reshape(_gamma_view(np.empty(gamma.shape), x.ndim).shape)
+        dx = dy * (positive + view * (1 - positive))
+        dg = _unbroadcast(dy * x * (1 - positive), view.shape).reshape(gamma.shape)
+        return [dx if need[0] else None, dg if need[1] else None]
+    raise AttributeError('LeakyReLU %s' % kind)
+
+
 @rule('Reshape', 'Flatten', 'expand_dims', 'squeeze', 'reshape_like', '_contrib_gradientmultiplier')
 def _reshaped(op, ins, outs, dys, need):
     dy = dys[0]

@@ -82,6 +82,17 @@ def test_arccosh_and_activations():
                       [RNG.uniform(-1, 1, (3, 2))])
 
 
+def test_quadratic_and_leaky_relu():
+    x = RNG.uniform(-1, 1, (3, 4))
+    check_hessian(lambda a: nd.contrib.quadratic(nd.sin(a), a=0.7, b=-0.2, c=1.0), [x])
+    for act in ('leaky', 'elu'):
+        check_hessian(lambda a, act=act: nd.LeakyReLU(a * a * a, act_type=act, slope=0.3), [x])
+    gamma = RNG.uniform(0.1, 0.5, (4,))
+    fn = lambda a, g: nd.LeakyReLU(a, g, act_type='prelu') ** 2  # noqa: E731
+    for wrt, of in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        check_hessian(fn, [x.reshape(3, 4), gamma], wrt=wrt, of=of)
+
+
 @pytest.mark.parametrize('expr', [
     lambda a, b: a * b, lambda a, b: a / b, lambda a, b: a - b * b, lambda a, b: a ** b,
     lambda a, b: nd.maximum(a * a, b), lambda a, b: nd.elemwise_mul(a, nd.exp(a)) + b,
