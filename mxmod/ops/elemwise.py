@@ -62,9 +62,11 @@ def _via_double(ufunc_name):
     """fn(xp, x) and into(xp, x, out) evaluating ``ufunc_name`` in double for float32/16."""
     def fn(xp, x):
         ufunc = getattr(xp, ufunc_name)
-        if x.dtype in _NARROW:
-            return ufunc(x.astype(np.float64)).astype(x.dtype)
-        return ufunc(x)
+        if x.dtype not in _NARROW:
+            return ufunc(x)
+        if xp is np:
+            return ufunc(x, out=np.empty_like(x), dtype=np.float64, casting='same_kind')
+        return ufunc(x.astype(np.float64)).astype(x.dtype)
 
     def into(xp, x, out):
         ufunc = getattr(xp, ufunc_name)
