@@ -3,8 +3,9 @@
 ``backward``, ``grad``, ``get_symbol``, ``Function``).
 
 Every mxmod operator class carries its backward, so a recorded ``mx.nd`` call is differentiated
-by the same code the symbolic executor runs. Higher-order gradients (``create_graph=True``) are
-not available: operator backwards are not themselves recorded."""
+by the same code the symbolic executor runs. ``grad(..., create_graph=True)`` computes the
+gradients with recorded operators instead (ndarray/grad_graph.py), so they can be differentiated
+again (higher-order gradients)."""
 from .base import MXNetError
 from .ndarray import NDArray, zeros_like
 from .ndarray import gradient_pass, tape
@@ -143,23 +144,27 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     retain_graph : bool, optional
         Keep the graph (default: ``create_graph``).
     create_graph : bool
-        Record the gradient computation for higher-order gradients: not available in mxmod.
+        Record the gradient computation, so that the returned gradients can be differentiated
+        again (higher-order gradients). Operators without a differentiable backward raise when
+        their gradient is differentiated.
     train_mode : bool
 
     Returns
     -------
     list of NDArray
     """
-    if create_graph:
-        raise MXNetError('autograd.grad(create_graph=True): higher-order gradients are not '
-                         'available in mxmod (operator backwards are not recorded)')
     heads, head_grads = _parse_head(heads, head_grads)
     variables = _as_list(variables, 'variables')
     if not variables:
         raise MXNetError('autograd.grad: variables cannot be an empty list')
     retain_graph = create_graph if retain_graph is None else retain_graph
     grads = gradient_pass.backward(heads, head_grads, variables=variables,
-                                   retain_graph=retain_graph, train_mode=train_mode)
+                                   retain_graph=retain_graph, train_mode=train_mode,
+                                   create_graph=create_graph)
+    if create_graph:
+        return [zeros_like(var) if value is None else
+                value if tuple(value.shape) == var.shape else value.reshape(var.shape)
+                for var, value in zip(variables, grads)]
     out = []
     for var, value in zip(variables, grads):
         zero = zeros_like(var) if value is None else None

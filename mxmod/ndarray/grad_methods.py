@@ -36,6 +36,23 @@ def _grad(self):
     return entry[0].grad
 
 
+def _get_fresh_grad(self):
+    """Whether ``backward`` has written this variable's gradient since the flag was last reset
+    (``x._fresh_grad = False``, as an optimizer does after consuming it). False for arrays that
+    are no autograd variables."""
+    entry = getattr(self, '_ag', None)
+    return bool(entry is not None and entry[0].kind == 'variable' and entry[0].fresh)
+
+
+def _set_fresh_grad(self, state):
+    entry = getattr(self, '_ag', None)
+    if entry is None:
+        raise MXNetError('NDArray has not been marked as a variable and does not have gradient '
+                         'state')
+    if entry[0].kind == 'variable':
+        entry[0].fresh = bool(state)
+
+
 def backward(self, out_grad=None, retain_graph=False, train_mode=True):
     """Compute the gradients of this array with respect to the variables it was recorded from.
 
@@ -59,16 +76,29 @@ def detach(self):
 
 def record_getitem(source, key, result):
     """Record ``result = source[key]``: the gradient scatters back into the indexed places."""
-    in_shape, in_dtype = source.shape, source._data.dtype
+    in_shape, in_dtype, ctx = source.shape, source._data.dtype, source.context
+
+    def scatter_xp(grad_out):
+        xp = xp_of(ctx)
+        grad = xp.zeros(in_shape, dtype=in_dtype)
+        view_shape = grad[key].shape
+        xp.add.at(grad, key, grad_out.reshape(view_shape))
+        return grad
 
     def scatter(out_grads, need):
         del need
-        xp = xp_of(source.context)
-        grad = xp.zeros(in_shape, dtype=in_dtype)
-        view_shape = grad[key].shape
-        xp.add.at(grad, key, out_grads[0].reshape(view_shape))
-        return [grad]
-    tape.record_function(scatter, [source], [result])
+        return [scatter_xp(out_grads[0])]
+
+    def scatter_recorded(grad_out):
+        # the scatter as a recorded linear step whose own gradient is this indexing again
+        from .grad_graph import linear_step  # pylint: disable=import-outside-toplevel
+        return linear_step(grad_out, scatter_xp(grad_out._data), ctx,
+                           lambda g: g[key].reshape(grad_out.shape))
+
+    from ..autograd_symbol import getitem_symbolic  # pylint: disable=import-outside-toplevel
+    tape.record_function(scatter, [source], [result],
+                         getitem_symbolic(key, in_shape, result.shape),
+                         graph_backward=lambda dys: [scatter_recorded(dys[0])])
 
 
 def record_copy(source, result):
@@ -77,7 +107,9 @@ def record_copy(source, result):
         del need
         with device_scope(source.context):
             return [from_xp(out_grads[0], result.context).copyto(source.context)._data]
-    tape.record_function(copy_back, [source], [result])
+    from ..autograd_symbol import copy_symbolic  # pylint: disable=import-outside-toplevel
+    tape.record_function(copy_back, [source], [result], copy_symbolic,
+                         graph_backward=lambda dys: [dys[0].copyto(source.context)])
 
 
 def check_assignment(target, value):
@@ -92,5 +124,6 @@ def check_assignment(target, value):
 
 NDArray.attach_grad = attach_grad
 NDArray.grad = property(_grad)
+NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad)
 NDArray.backward = backward
 NDArray.detach = detach

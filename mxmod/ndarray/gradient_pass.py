@@ -4,6 +4,7 @@ from ..base import MXNetError
 from ..context import device_scope, xp_of
 from ..sparse_storage import SparseStorage, to_dense, to_stype, stype_of, add_values
 from . import tape
+from .ndarray import NDArray, from_xp
 
 __all__ = ['backward']
 
@@ -44,13 +45,15 @@ def _accumulate(grads, entry, value):
     old = grads.get(key)
     if old is None:
         grads[key] = value
+    elif isinstance(old, NDArray):          # create_graph: a recorded sum
+        grads[key] = old + value
     elif isinstance(old, SparseStorage) or isinstance(value, SparseStorage):
         grads[key] = add_values(old, value)
     else:
         grads[key] = old + value
 
 
-def _head_grads(heads, head_grads, entries):
+def _head_grads(heads, head_grads, entries, as_arrays=False):
     grads = {}
     if head_grads is None:
         head_grads = [None] * len(heads)
@@ -69,11 +72,13 @@ def _head_grads(heads, head_grads, entries):
             value = hgrad._data.astype(head._data.dtype)
             if value is hgrad._data:
                 value = value.copy()
+        if as_arrays:       # create_graph: head gradients enter as constants, as in MXNet
+            value = from_xp(to_dense(value), head.context)
         _accumulate(grads, entry, value)
     return grads
 
 
-def _step(node, grads, wanted, useful, captured):
+def _step(node, grads, wanted, useful, captured, create_graph=False):
     """Run one node's backward, moving gradients from its outputs to its inputs."""
     keys = [(id(node), i) for i in range(node.num_outputs)]
     for key in keys:
@@ -86,11 +91,17 @@ def _step(node, grads, wanted, useful, captured):
     need = [id(e[0]) in useful for e in node.inputs]
     if not any(need):
         return
-    if not is_loss and any(g is None for g in out_grads):
+    if (create_graph or not is_loss) and any(g is None for g in out_grads):
         out_grads = [g if g is not None else _zeros_like_output(node, i)
                      for i, g in enumerate(out_grads)]
+        if create_graph:
+            out_grads = [g if isinstance(g, NDArray) else from_xp(g, node.ctx) for g in out_grads]
     with device_scope(node.ctx):
-        in_grads = node.run_backward(out_grads, need)
+        if create_graph:
+            from .grad_graph import run_node  # pylint: disable=import-outside-toplevel
+            in_grads = run_node(node, out_grads, need)
+        else:
+            in_grads = node.run_backward(out_grads, need)
     for entry, grad, needed in zip(node.inputs, in_grads, need):
         if needed and grad is not None:
             _accumulate(grads, entry, grad)
@@ -134,13 +145,19 @@ def _write_sparse(target, grad, grad_req):
         target._data.assign(to_stype(grad, stype))
 
 
-def backward(heads, head_grads=None, variables=None, retain_graph=False, train_mode=True):
+def backward(heads, head_grads=None, variables=None, retain_graph=False, train_mode=True,
+             create_graph=False):
     """Differentiate ``heads`` (NDArrays in a graph).
 
     Without ``variables``, gradients are written into the gradient arrays of the variables the
     heads depend on (per grad_req) and None is returned. With ``variables`` (NDArrays in the
     graph), their gradients are returned as xp arrays (None where a head does not depend on
-    one) and nothing is written. The recorded nodes are cleared unless ``retain_graph``."""
+    one) and nothing is written. The recorded nodes are cleared unless ``retain_graph``.
+
+    With ``create_graph`` (and ``variables``) the gradients are computed by recorded operators
+    (grad_graph.py) and returned as NDArrays in the graph, to be differentiated again."""
+    if create_graph and variables is None:
+        raise MXNetError('backward: create_graph needs the variables to differentiate')
     entries = [tape.entry_of(h) for h in heads]
     if any(e is None for e in entries):
         raise MXNetError(_NOT_IN_GRAPH)
@@ -152,18 +169,21 @@ def backward(heads, head_grads=None, variables=None, retain_graph=False, train_m
                 raise MXNetError('Cannot differentiate with respect to the %d-th variable because '
                                  'it does not require gradient.' % (i + 1))
     nodes, leaves = _reachable(entries)
-    grads = _head_grads(heads, head_grads, entries)
+    grads = _head_grads(heads, head_grads, entries, as_arrays=create_graph)
     wanted = {(id(e[0]), e[1]) for e in targets} if targets is not None else set()
     leaf_targets = targets if targets is not None else [
         (leaf, 0) for leaf in leaves if leaf.kind == 'variable' and leaf.grad_req != 'null']
     useful = _useful(nodes, leaf_targets)
     captured = {}
     prev = tape.set_training(train_mode)
+    prev_recording = tape.set_recording(True) if create_graph else None
     try:
         for node in reversed(nodes):
-            _step(node, grads, wanted, useful, captured)
+            _step(node, grads, wanted, useful, captured, create_graph)
     finally:
         tape.set_training(prev)
+        if create_graph:
+            tape.set_recording(prev_recording)
     if targets is not None:
         result = [captured[k] if k in captured else grads.get(k)
                   for k in ((id(e[0]), e[1]) for e in targets)]
@@ -171,6 +191,8 @@ def backward(heads, head_grads=None, variables=None, retain_graph=False, train_m
         for leaf in leaves:
             if leaf.kind == 'variable':
                 _write_variable(leaf, grads.get((id(leaf), 0)))
+                if leaf.grad_req != 'null':
+                    leaf.fresh = True       # NDArray._fresh_grad, as MXNet marks every argument
         result = None
     if not retain_graph:
         for node in nodes:

@@ -19,6 +19,11 @@ __all__ = ['is_recording', 'is_training', 'set_recording', 'set_training', 'entr
 
 _STATE = threading.local()
 _SEQUENCE = itertools.count()
+# names that autograd.get_symbol shows, numbered as MXNet does: variables ("var<i>") and the
+# constants recorded operators read ("null<i>") share one counter, operator nodes ("node_<i>")
+# have their own
+_LEAF_NAMES = itertools.count()
+_NODE_NAMES = itertools.count()
 
 
 def is_recording():
@@ -49,10 +54,11 @@ class Node(object):
     """A vertex of the tape. ``kind`` is 'variable', 'constant', 'op' or 'function'."""
     kind = 'constant'
 
-    def __init__(self):
+    def __init__(self, name=None):
         self.seq = next(_SEQUENCE)
         self.cleared = False
         self.inputs = ()        # entries of the differentiable inputs
+        self.name = name if name is not None else 'null%d' % next(_LEAF_NAMES)
 
     def clear(self):
         """Forget what backward needed; arrays pointing here leave the graph."""
@@ -64,11 +70,12 @@ class VariableNode(Node):
     kind = 'variable'
 
     def __init__(self, grad, grad_req):
-        super().__init__()
         if grad_req not in ('write', 'add', 'null'):
             raise MXNetError("grad_req must be 'write', 'add' or 'null', got %r" % (grad_req,))
+        super().__init__('var%d' % next(_LEAF_NAMES))
         self.grad = grad
         self.grad_req = grad_req
+        self.fresh = False      # set by backward when it writes grad; cleared by the user
 
     def clear(self):
         """Variables stay in the graph until marked again."""
@@ -80,7 +87,9 @@ class OpNode(Node):
     kind = 'op'
 
     def __init__(self, op, octx, inputs, in_data, aux_data, out_data):
-        super().__init__()
+        super().__init__('node_%d' % next(_NODE_NAMES))
+        # auxiliary states are no graph entries; get_symbol shows them as constants
+        self.aux_names = ['null%d' % next(_LEAF_NAMES) for _ in aux_data]
         self.op = op
         self.octx = octx
         self.inputs = inputs
@@ -118,8 +127,14 @@ class FunctionNode(Node):
     to input gradients (xp arrays or None)."""
     kind = 'function'
 
-    def __init__(self, backward, inputs, outputs):
-        super().__init__()
+    def __init__(self, backward, inputs, outputs, symbolic=None, graph_backward=None):
+        super().__init__('node_%d' % next(_NODE_NAMES))
+        # how get_symbol shows the step: ``symbolic(input_entries, name)`` gives the symbol
+        # entries of the outputs (None: it has no symbolic form)
+        self.symbolic = symbolic
+        # the backward as recorded NDArray steps (output gradients in, input gradients out), for
+        # create_graph; None: the step's gradient cannot be differentiated again
+        self.graph_backward = graph_backward
         self.ctx = outputs[0].context
         self.xp = xp_of(self.ctx)
         self.out_shapes = [o.shape for o in outputs]
@@ -138,7 +153,7 @@ class FunctionNode(Node):
 
     def clear(self):
         super().clear()
-        self.backward = None
+        self.backward = self.graph_backward = None
 
 
 def entry_of(array):
@@ -221,11 +236,11 @@ def record_op(op, octx, inputs, aux, results, outputs):
     _attach_outputs(node, list(inputs) + list(aux), outputs)
 
 
-def record_function(backward, inputs, outputs):
+def record_function(backward, inputs, outputs, symbolic=None, graph_backward=None):
     """Record a Python-defined step (see FunctionNode) from ``inputs`` to ``outputs`` (NDArrays)
     if recording and some input is in a graph."""
     if not needs_recording(inputs):
         return
     entries = _input_entries(inputs)
-    node = FunctionNode(backward, entries, outputs)
+    node = FunctionNode(backward, entries, outputs, symbolic, graph_backward)
     _attach_outputs(node, inputs, outputs)

@@ -1,4 +1,4 @@
-"""Small contrib operators: index_copy, quadratic, arange_like, boolean_mask, index_array,
+"""Small contrib operators: index_copy, quadratic, gradientmultiplier, arange_like, boolean_mask, index_array,
 allclose and div_sqrt_dim (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``), with MXNet's dtypes,
 shapes and gradients."""
 import numpy as np
@@ -62,6 +62,24 @@ class Quadratic(Unary):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         x, dy = inputs[0], out_grads[0]
         return [dy * (x.dtype.type(2 * self.p.a) * x + x.dtype.type(self.p.b))]
+
+
+@register
+class GradientMultiplier(Operator):
+    """Identity forward; the backward multiplies the head gradient by ``scalar`` (a gradient
+    reversal layer with a negative scalar). Sparse inputs keep their storage type."""
+    op_name = '_contrib_gradientmultiplier'
+    fn = None
+    mirror_cheap = True
+    params = {'scalar': Param('float', 1.0), 'is_int': Param('bool', True)}
+    backward_uses = ()
+
+    def forward(self, octx, inputs, aux):
+        return [inputs[0].copy()]
+
+    def backward(self, octx, out_grads, inputs, outputs, aux):
+        dy = out_grads[0]
+        return [(dy * dy.dtype.type(self.p.scalar)).astype(dy.dtype, copy=False)]
 
 
 @register

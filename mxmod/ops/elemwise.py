@@ -23,11 +23,15 @@ class Unary(Operator):
         raise NotImplementedError
 
     into = None   # optional ufunc writing f(x) into a given array: into(x, out=out)
+    into_fn = None    # or a function into_fn(xp, x, out) doing that
 
     def forward(self, octx, inputs, aux):
         out = out_like(octx.out[0], inputs[0]) if octx.out else None
         if out is not None:
-            getattr(octx.xp, self.into)(inputs[0], out=out)
+            if self.into_fn is not None:
+                self.into_fn(octx.xp, inputs[0], out)
+            else:
+                getattr(octx.xp, self.into)(inputs[0], out=out)
             return [out]
         return [self.fn(octx.xp, inputs[0])]
 
@@ -45,11 +49,45 @@ _UFUNC = {'tanh': 'tanh', 'exp': 'exp', 'expm1': 'expm1', 'log': 'log', 'log1p':
           'degrees': 'degrees', 'radians': 'radians'}
 
 
+# MXNet evaluates these in single precision with the C library's correctly rounded (or nearly)
+# functions; numpy's vectorised float32 versions are off by one unit in the last place for a
+# large share of inputs (exp: about 40%). Evaluating them in double and rounding once matches
+# MXNet's float32 results almost everywhere (exp: all but 0.1%).
+_VIA_DOUBLE = ('exp', 'expm1', 'log', 'log2', 'log10', 'cbrt', 'sin', 'cos', 'tan', 'arcsin', 'arccos',
+               'arctan', 'cosh', 'tanh')
+_NARROW = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+def _via_double(ufunc_name):
+    """fn(xp, x) and into(xp, x, out) evaluating ``ufunc_name`` in double for float32/16."""
+    def fn(xp, x):
+        ufunc = getattr(xp, ufunc_name)
+        if x.dtype not in _NARROW:
+            return ufunc(x)
+        if xp is np:
+            return ufunc(x, out=np.empty_like(x), dtype=np.float64, casting='same_kind')
+        return ufunc(x.astype(np.float64)).astype(x.dtype)
+
+    def into(xp, x, out):
+        ufunc = getattr(xp, ufunc_name)
+        if x.dtype not in _NARROW:
+            ufunc(x, out=out)
+        elif xp is np:
+            ufunc(x, out=out, dtype=np.float64, casting='same_kind')
+        else:
+            out[...] = ufunc(x.astype(np.float64))
+    return fn, into
+
+
 def _unary(name, fn, grad, aliases=(), uses=('inputs', 'outputs')):
     ufunc = _UFUNC.get(name)
+    into_fn = None
+    if name in _VIA_DOUBLE:
+        fn, into_fn = _via_double(ufunc)
     cls = type(name, (Unary,), {'op_name': name, 'aliases': tuple(aliases),
                                 'fn': staticmethod(fn), 'grad': staticmethod(grad),
                                 'backward_uses': uses, 'into': ufunc,
+                                'into_fn': None if into_fn is None else staticmethod(into_fn),
                                 'writes_out': ufunc is not None, 'inplace_ok': ufunc is not None})
     return register(cls)
 
