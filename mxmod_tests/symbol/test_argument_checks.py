@@ -37,8 +37,9 @@ def test_missing_and_malformed_values():
 def test_hidden_attributes_and_mxnet_json_still_accepted():
     data = mx.sym.var('data')
     # (MXNet 1.9.1 refuses a non-hidden attribute such as attr={'myattr': 'x'} on an operator)
-    fc = mx.sym.FullyConnected(data, num_hidden=3, attr={'__lr_mult__': '2'},
-                               __init__='["zero", {}]')
+    with mx.name.NameManager():          # automatic names counted from 0 whatever ran before
+        fc = mx.sym.FullyConnected(data, num_hidden=3, attr={'__lr_mult__': '2'},
+                                   __init__='["zero", {}]')
     graph = json.loads(fc.tojson())
     graph['nodes'][-1]['attrs']['__profiler_scope__'] = 'fc:'
     back = mx.sym.load_json(json.dumps(graph))
