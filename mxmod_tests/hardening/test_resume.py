@@ -9,6 +9,13 @@ from mxmod.optimizer import position
 from mxmod_tests.hardening.common import cpus, mlp_sym, toy_data
 
 X, Y = toy_data(40)
+
+
+@pytest.fixture(autouse=True)
+def _own_names():
+    """Unnamed symbols made here do not use up the process's automatic names."""
+    with mx.name.NameManager():
+        yield
 CASES = [('sgd', {}), ('sgd', {'momentum': 0.9}), ('adam', {}), ('rmsprop', {}),
          ('sgd', {'momentum': 0.9, 'scheduler': True}), ('adam', {'scheduler': True})]
 

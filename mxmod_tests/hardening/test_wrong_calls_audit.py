@@ -16,6 +16,13 @@ X, Y = toy_data(10)
 NAN = float('nan')
 
 
+@pytest.fixture(autouse=True)
+def _own_names():
+    """Unnamed symbols made here do not use up the process's automatic names."""
+    with mx.name.NameManager():
+        yield
+
+
 def _iter(label=Y, **kwargs):
     return mx.io.NDArrayIter(X, label, batch_size=5, **kwargs)
 
