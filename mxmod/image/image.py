@@ -90,10 +90,22 @@ def imresize(src, w, h, interp=1, out=None):
     img = np.ascontiguousarray(_host(src))
     if int(w) <= 0 or int(h) <= 0:
         raise MXNetError('imresize: size %dx%d must be positive' % (w, h))
-    res = cv2.resize(img, (int(w), int(h)), interpolation=int(interp))
+    try:
+        res = cv2.resize(img, (int(w), int(h)), interpolation=int(interp))
+    except cv2.error as err:
+        return _failed(err, (int(h), int(w)) + img.shape[2:], img.dtype, src, out)
     if res.ndim == 2:
         res = res[:, :, None]
     return _wrap(res, src, out)
+
+
+def _failed(err, shape, dtype, like, out):
+    """An OpenCV error, reported as MXNet's operator does: as an MXNetError when the result
+    (zeros of its shape until then) is read."""
+    from ..ndarray.ndarray import defer_error  # pylint: disable=import-outside-toplevel
+    result = out if out is not None else _wrap(np.zeros(shape, dtype), like)
+    defer_error([result], MXNetError(str(err).strip()))
+    return result
 
 
 def scale_down(src_size, size):
@@ -114,8 +126,12 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out
     cv2 = require_cv2()
     img = np.ascontiguousarray(_host(src))
     fill = tuple(values) if len(values) else (value,) * 4
-    res = cv2.copyMakeBorder(img, int(top), int(bot), int(left), int(right), int(type),
-                             value=fill)
+    try:
+        res = cv2.copyMakeBorder(img, int(top), int(bot), int(left), int(right), int(type),
+                                 value=fill)
+    except cv2.error as err:
+        shape = (img.shape[0] + int(top) + int(bot), img.shape[1] + int(left) + int(right))
+        return _failed(err, shape + img.shape[2:], img.dtype, src, out)
     if res.ndim == 2:
         res = res[:, :, None]
     return _wrap(res, src, out)

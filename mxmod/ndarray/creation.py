@@ -249,9 +249,13 @@ def stack(*arrays, **kwargs):
 
 
 def waitall():
-    """Wait for all pending device work (GPU streams) to finish."""
+    """Wait for all pending device work (GPU streams) to finish. As in MXNet, an error an
+    operator met that was not raised by reading its result is raised here (the first one; the
+    others are dropped)."""
     cupy = sys.modules.get('cupy')
     if cupy is not None and cupy.is_available():
         for dev in range(cupy.cuda.runtime.getDeviceCount()):
             with cupy.cuda.Device(dev):
                 cupy.cuda.get_current_stream().synchronize()
+    from .ndarray import raise_unraised  # pylint: disable=import-outside-toplevel
+    raise_unraised()

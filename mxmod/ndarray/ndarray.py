@@ -130,8 +130,8 @@ class NDArray(object):
         if stype not in _STYPES:
             raise MXNetError('unknown storage type %r; expected one of %s' % (stype, _STYPES))
         if stype == 'default':
-            return from_xp(self._data.copy(), self._ctx)
-        return from_xp(to_stype(self._data, stype), self._ctx)
+            return carry_error(self, from_xp(self._data.copy(), self._ctx))
+        return carry_error(self, from_xp(to_stype(self._data, stype), self._ctx))
 
     @property
     def handle(self):
@@ -186,14 +186,14 @@ class NDArray(object):
             return self
         if _recording(self):
             return _invoke('Cast', (self,), {'dtype': dtype.name})
-        return from_xp(self._data.astype(dtype), self._ctx)
+        return carry_error(self, from_xp(self._data.astype(dtype), self._ctx))
 
     @on_device
     def copy(self):
         """Return a deep copy on the same context."""
         if _recording(self):
             return _invoke('_copy', (self,), {})
-        return from_xp(self._data.copy(), self._ctx)
+        return carry_error(self, from_xp(self._data.copy(), self._ctx))
 
     def copyto(self, other):
         """Copy into ``other``: an NDArray (shapes must match) or a Context (returns a new array)."""
@@ -204,10 +204,10 @@ class NDArray(object):
                 raise MXNetError('copyto: shape mismatch, destination %s vs source %s'
                                  % (other.shape, self.shape))
             other._set(self)
-            return other
+            return carry_error(self, other)
         if isinstance(other, Context):
             data = _put(self._data, other)
-            copied = from_xp(data.copy() if data is self._data else data, other)
+            copied = carry_error(self, from_xp(data.copy() if data is self._data else data, other))
             if _recording(self):
                 from .grad_methods import record_copy  # pylint: disable=import-outside-toplevel
                 record_copy(self, copied)
@@ -272,7 +272,7 @@ class NDArray(object):
             if _is_basic(key):
                 result = from_xp(data.copy(), self._ctx)
             record_getitem(self, key, result)
-        return result
+        return carry_error(self, result)
 
     @on_device
     def __setitem__(self, key, value):
@@ -340,13 +340,42 @@ def raise_deferred(array):
             raise err
 
 
+# errors not raised yet, in the order operators met them: ``waitall`` raises the first and
+# forgets them all, as MXNet's engine does with its global exception references
+_UNRAISED = []
+
+
 def defer_error(arrays, err):
     """Make each of ``arrays`` carry ``err`` (an exception, or the holder of one taken from
     :func:`pending_error`) until it is read."""
     holder = err if isinstance(err, _PendingError) else _PendingError(err)
+    if holder is not err:
+        _UNRAISED[:] = [h for h in _UNRAISED if h.error is not None]
+        _UNRAISED.append(holder)
     for arr in arrays:
         if isinstance(arr, NDArray):
             arr._exc = holder
+
+
+def raise_unraised():
+    """For ``waitall``: raise the first error an operator met that no read has raised yet;
+    every other pending error is dropped (reading those arrays afterwards raises nothing)."""
+    first = next((h.error for h in _UNRAISED if h.error is not None), None)
+    for holder in _UNRAISED:
+        holder.error = None
+    del _UNRAISED[:]
+    if first is not None:
+        raise first
+
+
+def carry_error(source, result):
+    """``result`` (computed from ``source`` by an NDArray method, not an operator) carries the
+    error ``source`` carries, as every value an engine operation derives from it does in MXNet;
+    returns ``result``."""
+    holder = getattr(source, '_exc', None)
+    if holder is not None and holder.error is not None:
+        result._exc = holder
+    return result
 
 
 def pending_error(arrays):

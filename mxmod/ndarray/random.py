@@ -213,14 +213,32 @@ def randint(low, high, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
                           ctx, out, kwargs)
 
 
+def like_arguments(op_name, args, kwargs, extra):
+    """Keyword arguments of a ``*_like`` sampler called as MXNet's generated function:
+    ``(data, <distribution parameters in order>, *extra)`` positionally or by name."""
+    from ..ops.base import OPS  # pylint: disable=import-outside-toplevel
+    names = [n for n, _ in OPS[op_name].dist_params] + list(extra)
+    if len(args) > len(names):
+        raise TypeError('%s takes at most %d positional arguments after data (%s), got %d'
+                        % (op_name, len(names), ', '.join(names), len(args)))
+    kwargs = dict(kwargs)
+    for key, value in zip(names, args):
+        if key in kwargs:
+            raise TypeError('%s got multiple values for argument %r' % (op_name, key))
+        kwargs[key] = value
+    return kwargs
+
+
 def _like_function(distr):
     op_name = '_random_%s_like' % distr
 
-    def fn(data=None, out=None, name=None, **kwargs):
-        return invoke(op_name, [data], dict(kwargs, out=out))
+    def fn(data=None, *args, **kwargs):
+        kwargs = like_arguments(op_name, args, kwargs, ('out', 'name'))
+        kwargs.pop('name', None)
+        return invoke(op_name, [data], kwargs)
     fn.__name__ = distr + '_like'
-    fn.__doc__ = ('Draw %s samples with the shape and dtype of ``data`` (distribution '
-                  'parameters as keywords).' % distr)
+    fn.__doc__ = ('Draw %s samples with the shape and dtype of ``data``; the distribution '
+                  'parameters follow ``data`` (positionally or as keywords), as in MXNet.' % distr)
     return fn
 
 

@@ -5,7 +5,7 @@ is recorded as the operator it stands for."""
 from ..base import MXNetError
 from ..context import xp_of
 from . import tape
-from .ndarray import NDArray, from_xp, on_device
+from .ndarray import NDArray, carry_error, from_xp, on_device
 from .register import invoke
 
 __all__ = ['reshape', 'reshape_like', 'flatten', 'expand_dims', 'squeeze', 'broadcast_to',
@@ -22,7 +22,7 @@ def _view(array, shape):
     if not data.flags.c_contiguous:
         # an operator handed out a strided result: give the array its own compact storage
         data = array._data = xp_of(array.context).ascontiguousarray(data)
-    return from_xp(data.reshape(shape), array.context)
+    return carry_error(array, from_xp(data.reshape(shape), array.context))
 
 
 def _reshape_target(array, shape, reverse):

@@ -1,11 +1,11 @@
-"""Small contrib operators: index_copy, quadratic, gradientmultiplier, arange_like, boolean_mask, index_array,
-allclose and div_sqrt_dim (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``), with MXNet's dtypes,
-shapes and gradients."""
+"""Small contrib operators: index_copy, quadratic, round_ste / sign_ste, gradientmultiplier,
+arange_like, boolean_mask, index_array, allclose and div_sqrt_dim (``mx.nd.contrib.*`` /
+``mx.sym.contrib.*``), with MXNet's dtypes, shapes and gradients."""
 import numpy as np
 
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape, same_shape_infer
-from .elemwise import Unary
+from .elemwise import Unary, _round_half_away
 from .shape import norm_axis
 
 
@@ -62,6 +62,27 @@ class Quadratic(Unary):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         x, dy = inputs[0], out_grads[0]
         return [dy * (x.dtype.type(2 * self.p.a) * x + x.dtype.type(self.p.b))]
+
+
+@register
+class RoundSte(Unary):
+    """``round`` (halves away from zero) forward, identity gradient: the straight-through
+    estimator used in quantized training."""
+    op_name = '_contrib_round_ste'
+    backward_uses = ()
+    mirror_cheap = True
+    fn = staticmethod(lambda xp, x: _round_half_away(xp, x))
+    grad = staticmethod(lambda xp, x, y, dy: dy)
+
+
+@register
+class SignSte(Unary):
+    """``sign`` forward, identity gradient (straight-through estimator)."""
+    op_name = '_contrib_sign_ste'
+    backward_uses = ()
+    mirror_cheap = True
+    fn = staticmethod(lambda xp, x: xp.sign(x))
+    grad = staticmethod(lambda xp, x, y, dy: dy)
 
 
 @register

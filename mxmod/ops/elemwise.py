@@ -42,7 +42,7 @@ class Unary(Operator):
 # unary operators that are a single ufunc write into preallocated outputs (and may do so in place)
 _UFUNC = {'tanh': 'tanh', 'exp': 'exp', 'expm1': 'expm1', 'log': 'log', 'log1p': 'log1p',
           'log2': 'log2', 'log10': 'log10', 'sqrt': 'sqrt', 'cbrt': 'cbrt', 'square': 'square',
-          'abs': 'absolute', 'sign': 'sign', 'rint': 'rint', 'ceil': 'ceil', 'floor': 'floor',
+          'abs': 'absolute', 'sign': 'sign', 'ceil': 'ceil', 'floor': 'floor',
           'trunc': 'trunc', 'negative': 'negative', 'sin': 'sin', 'cos': 'cos', 'tan': 'tan',
           'arcsin': 'arcsin', 'arccos': 'arccos', 'arctan': 'arctan', 'sinh': 'sinh',
           'cosh': 'cosh', 'arcsinh': 'arcsinh', 'arccosh': 'arccosh', 'arctanh': 'arctanh',
@@ -122,8 +122,25 @@ _unary('rcbrt', lambda xp, x: 1 / xp.cbrt(x), lambda xp, x, y, dy: -dy * y / (3 
 _unary('square', lambda xp, x: x * x, lambda xp, x, y, dy: 2 * x * dy, uses=('inputs',))
 _unary('abs', lambda xp, x: xp.abs(x), lambda xp, x, y, dy: dy * xp.sign(x), uses=('inputs',))
 _unary('sign', lambda xp, x: xp.sign(x), _zero_grad, uses=())
-_unary('round', lambda xp, x: xp.round(x), _zero_grad, uses=())
-_unary('rint', lambda xp, x: xp.rint(x), _zero_grad, uses=())
+def _round_half_away(xp, x):
+    """MXNet's round (C's round): halves go away from zero (numpy's go to even)."""
+    if x.dtype.kind not in 'fc':
+        return x.copy()
+    whole = xp.trunc(x)
+    return xp.where(xp.abs(x - whole) == 0.5, whole + xp.sign(x), xp.round(x)).astype(x.dtype)
+
+
+def _rint_half_down(xp, x):
+    """MXNet's rint: the nearer of floor and ceil, halves going to the floor (2.5 -> 2,
+    -2.5 -> -3); the differences are exact in floating point."""
+    if x.dtype.kind not in 'fc':
+        return x.copy()
+    low, high = xp.floor(x), xp.ceil(x)
+    return xp.where(x - low <= high - x, low, high).astype(x.dtype)
+
+
+_unary('round', _round_half_away, _zero_grad, uses=())
+_unary('rint', _rint_half_down, _zero_grad, uses=())
 _unary('ceil', lambda xp, x: xp.ceil(x), _zero_grad, uses=())
 _unary('floor', lambda xp, x: xp.floor(x), _zero_grad, uses=())
 _unary('trunc', lambda xp, x: xp.trunc(x), _zero_grad, uses=())

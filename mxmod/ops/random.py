@@ -10,7 +10,7 @@ generalized_negative_binomial(mu mean, alpha dispersion), the latter two as gamm
 mixtures."""
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, DeferredOpError
 from .base import OPS as OPS_BY_NAME, Operator, Param, register, merge_shape
 
 _FLOATS = (None, 'float16', 'float32', 'float64')
@@ -51,6 +51,45 @@ def _generalized_negative_binomial(xp, rng, size, mu, alpha):
     safe = xp.where(alpha > 0, alpha, 1.0)
     rate = xp.where(alpha > 0, _gamma(xp, rng, size, 1.0 / safe, safe * mu), mu)
     return _poisson(xp, rng, size, rate)
+
+
+# ---- MXNet's checks of the scalar parameters, met when the sampler runs (so reported when the
+# result is read): distribution -> [(param, other, relation, text)] -------------------------------
+_GT, _GE = ('>', lambda a, b: a > b), ('>=', lambda a, b: a >= b)
+_PARAM_CHECKS = {
+    'uniform': [('high', 'low', _GE, 'low must be less or equal to high in uniform distribution')],
+    'normal': [('scale', 0, _GT, 'scale parameter in gaussian has to be positive')],
+    'gamma': [('alpha', 0, _GT, 'alpha parameter in gamma distribution has to be positive'),
+              ('beta', 0, _GT, 'beta parameter in gamma distribution has to be positive')],
+    'exponential': [('lam', 0, _GT,
+                     'lambda parameter in exponential distribution has to be positive')],
+    'poisson': [('lam', 0, _GE,
+                 'lambda parameter in poisson distribution has to be non-negative')],
+    'negative_binomial': [
+        ('k', 0, _GE, 'k parameter in negative binomial distribution has to be non-negative'),
+        ('p', 0, _GE, 'p parameter in negative binomial distribution has to be non-negative')],
+    'generalized_negative_binomial': [
+        ('mu', 0, _GE, 'mu parameter in generalized negative binomial distribution has to be '
+                       'non-negative'),
+        ('alpha', 0, _GE, 'alpha parameter in generalized negative binomial distribution has '
+                          'to be non-negative')],
+    'randint': [('high', 'low', _GE, 'low must be less or equal to high in uniform distribution')],
+}
+
+
+def _fmt(value):
+    return ('%d' % value) if float(value) == int(value) else ('%g' % value)
+
+
+def check_params(distr, p):
+    """Raise MXNet's error (deferred to the read) when a parameter of ``distr`` is invalid."""
+    for name, other, (sign, holds), text in _PARAM_CHECKS.get(distr, ()):
+        value = getattr(p, name)
+        bound = getattr(p, other) if isinstance(other, str) else other
+        if not holds(value, bound):
+            raise DeferredOpError('Check failed: param.%s %s %s (%s vs. %s) : %s'
+                                  % (name, sign, 'param.' + other if isinstance(other, str)
+                                     else other, _fmt(value), _fmt(bound), text))
 
 
 # ---- _random_*: scalar parameters, no inputs ----------------------------------------------------
@@ -101,6 +140,7 @@ class _RandomOp(Operator):
     def forward(self, octx, inputs, aux):
         if not self.out_shape:
             raise MXNetError('%s: the output shape is unknown; pass shape=(...)' % self.op_name)
+        check_params(self.op_name[len('_random_'):], self.p)
         draw = type(self).sampler(octx.xp, octx.rng, self.out_shape, *self.values())
         return [draw.astype(self.out_dtype)]
 
@@ -166,6 +206,7 @@ class _RandomLikeOp(Operator):
 
     def forward(self, octx, inputs, aux):
         data = inputs[0]
+        check_params(self.op_name[len('_random_'):-len('_like')], self.p)
         values = [getattr(self.p, name) for name, _ in self.dist_params]
         draw = type(self).sampler(octx.xp, octx.rng, tuple(data.shape), *values)
         return [draw.astype(data.dtype)]
@@ -199,15 +240,13 @@ class RandInt(_RandomOp):
     dtype_choices = (None, 'int32', 'int64')
     default_dtype = 'int32'
 
-    def setup(self):
-        super().setup()
-        if self.p.high <= self.p.low:
-            raise MXNetError('_random_randint: high (%d) must be greater than low (%d)'
-                             % (self.p.high, self.p.low))
-
     def forward(self, octx, inputs, aux):
         if not self.out_shape:
             raise MXNetError('%s: the output shape is unknown; pass shape=(...)' % self.op_name)
+        check_params('randint', self.p)
+        if self.p.high == self.p.low:
+            raise DeferredOpError('_random_randint: the range [low, high) = [%d, %d) is empty'
+                                  % (self.p.low, self.p.high))
         draw = octx.rng.randint(self.p.low, self.p.high, self.out_shape, dtype='int64')
         return [draw.astype(self.out_dtype)]
 

@@ -20,7 +20,8 @@ SPARSE_STYPES = ('row_sparse', 'csr')
 _ZERO_PRESERVING = ('relu', 'negative', 'abs', 'sign', 'round', 'rint', 'ceil', 'floor', 'trunc',
                     'fix', 'square', 'sqrt', 'cbrt', 'log1p', 'expm1', 'sin', 'tan', 'arcsin',
                     'arctan', 'degrees', 'radians', 'sinh', 'tanh', 'arcsinh', 'arctanh',
-                    'identity', 'BlockGrad', 'make_loss', '_contrib_gradientmultiplier')
+                    'identity', 'BlockGrad', 'make_loss', '_contrib_gradientmultiplier',
+                    '_contrib_round_ste', '_contrib_sign_ste')
 
 
 def with_values(storage, values):

@@ -101,11 +101,13 @@ def randint(low, high, shape=_Null, dtype=_Null, **kwargs):
 def _like_function(distr):
     op_name = '_random_%s_like' % distr
 
-    def fn(data=None, **kwargs):
-        return create(op_name, op_name, (data,), dict(kwargs))
+    def fn(data=None, *args, **kwargs):
+        from ..ndarray.random import like_arguments  # pylint: disable=import-outside-toplevel
+        kwargs = like_arguments(op_name, args, kwargs, ('name', 'attr', 'out'))
+        return create(op_name, op_name, (data,), kwargs)
     fn.__name__ = distr + '_like'
-    fn.__doc__ = ('Symbol drawing %s samples with the shape and dtype of ``data`` (distribution '
-                  'parameters as keywords).' % distr)
+    fn.__doc__ = ('Symbol drawing %s samples with the shape and dtype of ``data``; the '
+                  'distribution parameters follow ``data`` (positionally or as keywords).' % distr)
     return fn
 
 

@@ -73,3 +73,79 @@ def test_stack_and_concat_are_recorded():
     xv = np.array([1.0, 2.0, 3.0])
     # loss = 2x * x + x^2 * 3x = 2x^2 + 3x^3
     np.testing.assert_allclose(x.grad.asnumpy(), 4 * xv + 9 * xv ** 2)
+
+
+@pytest.mark.parametrize('call, message', [
+    (lambda: mx.nd.random.normal(0, -1, shape=(2, 2)), 'scale parameter in gaussian'),
+    (lambda: mx.nd.random.normal(0, 0, shape=(2,)), r'param.scale > 0 \(0 vs. 0\)'),
+    (lambda: mx.nd.random.uniform(1, 0, shape=(2,)), 'low must be less or equal to high'),
+    (lambda: mx.nd.random.gamma(1, -1, shape=(2,)), 'beta parameter in gamma'),
+    (lambda: mx.nd.random.gamma(-1, 1, shape=(2,)), 'alpha parameter in gamma'),
+    (lambda: mx.nd.random.exponential(-1, shape=(2,)), 'lambda parameter in exponential'),
+    (lambda: mx.nd.random.poisson(-1, shape=(2,)), 'lambda parameter in poisson'),
+    (lambda: mx.nd.random.negative_binomial(-1, 0.5, shape=(2,)), 'k parameter in negative'),
+    (lambda: mx.nd.random.generalized_negative_binomial(-1, 1, shape=(2,)),
+     'mu parameter in generalized'),
+    (lambda: mx.nd.random.randint(5, 2, shape=(2,)), r'param.high >= param.low \(2 vs. 5\)'),
+    (lambda: mx.nd.random.normal_like(mx.nd.ones(2), 0, -1), 'scale parameter in gaussian'),
+])
+def test_invalid_random_parameters_raise_at_read(call, message):
+    out = call()                        # the call itself returns, as in MXNet
+    with pytest.raises(MXNetError, match=message):
+        out.asnumpy()
+    # edge values MXNet accepts
+    np.testing.assert_array_equal(mx.nd.random.uniform(2, 2, shape=(2,)).asnumpy(), [2, 2])
+    assert mx.nd.random.poisson(0, shape=(3,)).asnumpy().sum() == 0
+
+
+def test_errors_follow_copies_views_and_rows():
+    bad = mx.nd.random.normal(0, -1, shape=(2, 2))
+    first, second = bad.copyto(mx.cpu())
+    with pytest.raises(MXNetError, match='gaussian'):
+        first.asnumpy()
+    second.asnumpy()                    # one error, raised once (MXNet's engine shares it)
+    for derive in (lambda a: a.copy(), lambda a: a.reshape((4,)), lambda a: a[1],
+                   lambda a: a.astype('float64'), lambda a: a.as_in_context(mx.cpu(1)),
+                   lambda a: mx.nd.dot(a, a)):
+        with pytest.raises(MXNetError, match='gaussian'):
+            derive(mx.nd.random.normal(0, -1, shape=(2, 2))).wait_to_read()
+    target = mx.nd.zeros((2, 2))
+    mx.nd.random.normal(0, -1, shape=(2, 2)).copyto(target)
+    with pytest.raises(MXNetError, match='gaussian'):
+        target.asnumpy()
+
+
+def test_waitall_raises_the_first_unread_error_once():
+    mx.nd.waitall()
+    kept = mx.nd.random.normal(0, -1, shape=(2,))
+    mx.nd.random.gamma(-1, 1, shape=(2,))       # a second one, never read
+    with pytest.raises(MXNetError, match='gaussian'):
+        mx.nd.waitall()
+    mx.nd.waitall()                     # nothing left
+    kept.asnumpy()                      # and the array no longer raises
+    # an error raised by a read is not raised again by waitall
+    read = mx.nd.random.normal(0, -1, shape=(2,))
+    with pytest.raises(MXNetError):
+        read.asnumpy()
+    mx.nd.waitall()
+
+
+def test_symbolic_sampler_error_reaches_outputs_gradients_and_waitall():
+    data = mx.sym.var('data')
+    noise = mx.sym.random.normal(0, -1, shape=(2, 2))
+    out = mx.sym.make_loss(mx.sym.dot(data, noise))
+    exe = out.bind(mx.cpu(), {'data': mx.nd.ones((2, 2))}, args_grad={'data': mx.nd.zeros((2, 2))})
+    outputs = exe.forward(is_train=True)
+    exe.backward()
+    with pytest.raises(MXNetError, match='gaussian'):
+        outputs[0].asnumpy()
+    with pytest.raises(MXNetError, match='gaussian'):
+        mx.nd.waitall()
+
+
+def test_opencv_failures_raise_at_read():
+    img = mx.nd.ones((12, 16, 3))
+    resized = mx.image.imresize(img, 32, 24, interp=-1)
+    assert resized.shape == (24, 32, 3)
+    with pytest.raises(MXNetError, match='interpolation'):
+        resized.asnumpy()

@@ -1,6 +1,7 @@
 """box_encode / box_decode (contrib) against a per-box numpy reference, the oracle's values for a
-hand-made case, shapes/dtypes through symbols, zero gradients, and bad input; and
-gradientmultiplier (identity forward, scaled backward) against finite differences."""
+hand-made case, shapes/dtypes through symbols, zero gradients, and bad input; gradientmultiplier
+(identity forward, scaled backward) against finite differences; round / rint ties as MXNet
+rounds them and the straight-through estimators round_ste / sign_ste."""
 import numpy as np
 import pytest
 
@@ -164,3 +165,45 @@ def test_gradientmultiplier_symbol_and_sparse():
         np.testing.assert_array_equal(out.asnumpy(), [[0, 1], [0, 0]])
     ints = mx.nd.contrib.gradientmultiplier(mx.nd.array([1, 2], dtype='int32'), scalar=1.5)
     assert ints.dtype == np.int32
+
+
+def test_round_and_rint_ties_as_mxnet():
+    # MXNet 1.9.1's values: round sends halves away from zero (C round), rint to the floor
+    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -0.4, 0.6, 8388609.0], np.float32)
+    np.testing.assert_array_equal(mx.nd.round(mx.nd.array(x)).asnumpy(),
+                                  [-3, -2, -1, 1, 2, 3, 4, -0.0, 1, 8388609])
+    np.testing.assert_array_equal(mx.nd.rint(mx.nd.array(x)).asnumpy(),
+                                  [-3, -2, -1, 0, 1, 2, 3, -0.0, 1, 8388609])
+    for dtype in ('float64', 'float16'):
+        got = mx.nd.round(mx.nd.array(x[:7], dtype=dtype)).asnumpy()
+        np.testing.assert_array_equal(got, np.sign(x[:7]) * np.floor(np.abs(x[:7]) + 0.5))
+    ints = mx.nd.array([3, -4], dtype='int32')
+    np.testing.assert_array_equal(mx.nd.round(ints).asnumpy(), [3, -4])
+    # random values: the reference formulas
+    y = RNG.uniform(-20, 20, 1000).round(1).astype(np.float32)
+    np.testing.assert_array_equal(mx.nd.round(mx.nd.array(y)).asnumpy(),
+                                  np.sign(y) * np.floor(np.abs(y) + 0.5))
+    low, high = np.floor(y), np.ceil(y)
+    np.testing.assert_array_equal(mx.nd.rint(mx.nd.array(y)).asnumpy(),
+                                  np.where(y - low <= high - y, low, high))
+
+
+@pytest.mark.parametrize('name, ref', [
+    ('round_ste', lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)), ('sign_ste', np.sign)])
+def test_straight_through_estimators(name, ref):
+    x = np.array([-1.5, 1.5, -1.9, 1.9, 2.7, 0.0, -0.2], np.float32)
+    xa = mx.nd.array(x)
+    xa.attach_grad()
+    head = RNG.normal(size=x.shape)
+    with mx.autograd.record():
+        y = getattr(mx.nd.contrib, name)(xa * 2)
+    y.backward(mx.nd.array(head))
+    np.testing.assert_array_equal(y.asnumpy(), ref(x * 2))
+    np.testing.assert_allclose(xa.grad.asnumpy(), 2 * head, rtol=1e-6)     # identity gradient
+    sp = getattr(mx.nd.contrib, name)(mx.nd.array([[0, 1.6], [0, 0]]).tostype('csr'))
+    assert sp.stype == 'csr'
+    sym = getattr(mx.sym.contrib, name)(mx.sym.var('x'))
+    exe = sym.bind(mx.cpu(), {'x': mx.nd.array(x)}, args_grad={'x': mx.nd.zeros(7)})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones(7))
+    np.testing.assert_array_equal(exe.grad_dict['x'].asnumpy(), np.ones(7))

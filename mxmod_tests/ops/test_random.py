@@ -155,8 +155,10 @@ def test_errors():
         mx.nd.random.normal('a', 1)
     with pytest.raises(MXNetError, match='dtype'):
         make('_random_uniform', dtype='int32')
-    with pytest.raises(MXNetError, match='high'):
-        make('_random_randint', low=3, high=3)
+    # an empty range is met when the sampler runs: reported when the result is read
+    empty = mx.nd.random.randint(3, 3, shape=(2,))
+    with pytest.raises(MXNetError, match='empty'):
+        empty.asnumpy()
     with pytest.raises(MXNetError, match='shape'):
         mx.nd._random_uniform()     # no shape and nothing to infer it from
 
@@ -181,3 +183,20 @@ def test_inference():
     assert multi.list_outputs() == ['output0', 'output1']
     assert multi.infer_shape([(2, 5)], [None, None]) == ([(2, 5)], [(2,), (2,)])
     assert multi.infer_type(['float64'], [None, None]) == (['float64'], ['int32', 'float64'])
+
+
+def test_like_samplers_take_parameters_positionally():
+    # MXNet's generated signatures: (data, <parameters in order>, out, name)
+    x = mx.nd.ones((200,))
+    low_high = mx.nd.random.uniform_like(x, 5, 6).asnumpy()
+    assert low_high.min() >= 5 and low_high.max() < 6
+    out = mx.nd.zeros((200,))
+    mx.nd.random.normal_like(x, 10, 1e-3, out)
+    assert abs(out.asnumpy().mean() - 10) < 0.01
+    assert mx.nd.random.poisson_like(x, 0).asnumpy().sum() == 0
+    sym = mx.sym.random.uniform_like(mx.sym.var('d'), 2, 3, 'draw')
+    assert sym.name == 'draw' and sym.attr_dict()['draw'] == {'low': '2', 'high': '3'}
+    with pytest.raises(TypeError):
+        mx.nd.random.exponential_like(x, 1.0, None, None, 'extra')
+    with pytest.raises(TypeError):
+        mx.nd.random.uniform_like(x, 1.0, low=2.0)
