@@ -111,10 +111,6 @@ class _RandomOp(Operator):
     def setup(self):
         self.out_shape = self.p.shape or None    # () means "infer from the consumer"
         self.out_dtype = self.p.dtype or self.default_dtype
-        for test, message in _PARAM_CHECKS.get(self.op_name, ()):
-            if not test(self.p):
-                raise MXNetError('%s: %s (got %s)' % (self.op_name, message, ', '.join(
-                    '%s=%s' % (name, getattr(self.p, name)) for name, _ in self.dist_params)))
 
     def infer_shape(self, in_shapes, out_shapes):
         out = merge_shape(self.op_name, 'output', self.p.shape or None, out_shapes[0])
@@ -146,31 +142,6 @@ class _RandomOp(Operator):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return []
-
-
-# MXNet's checks of the distribution parameters (sample_op.h)
-_PARAM_CHECKS = {
-    '_random_uniform': ((lambda p: p.high >= p.low,
-                         'low must be less or equal to high in uniform distribution'),),
-    '_random_normal': ((lambda p: p.scale > 0, 'scale parameter in gaussian has to be positive'),),
-    '_random_gamma': ((lambda p: p.alpha > 0,
-                       'alpha parameter in gamma distribution has to be positive'),
-                      (lambda p: p.beta > 0,
-                       'beta parameter in gamma distribution has to be positive')),
-    '_random_exponential': ((lambda p: p.lam > 0, 'lambda parameter in exponential distribution '
-                                                  'has to be positive'),),
-    '_random_poisson': ((lambda p: p.lam >= 0, 'lambda parameter in poisson distribution has to '
-                                               'be non-negative'),),
-    '_random_negative_binomial': ((lambda p: p.k >= 0, 'k parameter in negative binomial '
-                                                       'distribution has to be non-negative'),
-                                  (lambda p: p.p >= 0, 'p parameter in negative binomial '
-                                                       'distribution has to be non-negative')),
-    '_random_generalized_negative_binomial': (
-        (lambda p: p.mu >= 0, 'mu parameter in generalized negative binomial distribution has to '
-                              'be non-negative'),
-        (lambda p: p.alpha >= 0, 'alpha parameter in generalized negative binomial distribution '
-                                 'has to be non-negative')),
-}
 
 
 def _random_op(name, aliases, sampler, **dist):
