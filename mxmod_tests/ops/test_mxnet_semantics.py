@@ -87,3 +87,13 @@ def test_sign_of_nan_and_gamma_special_values():
     exact = mx.nd.gamma(mx.nd.array(np.arange(1, 25), dtype='float64')).asnumpy()
     np.testing.assert_array_equal(exact, [float(np.prod(np.arange(1, n), dtype=np.float64))
                                           for n in range(1, 25)])
+
+
+def test_integer_products_keep_their_dtype():
+    xi = mx.nd.array([[3, 1, 7, 2], [5, 5, 1, -1]], dtype='int32')
+    for fn in (mx.nd.prod, mx.nd.nanprod):
+        out = fn(xi, axis=1)
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out.asnumpy(), [42, -25])
+    small = mx.nd.prod(xi.astype('uint8'))
+    assert small.dtype == np.uint8 and small.asscalar() == 230     # wraps as MXNet's does
