@@ -94,6 +94,23 @@ def _inplace(fn, names):
     return method
 
 
+def _module_of(*values):
+    from ..sparse_storage import array_module  # pylint: disable=import-outside-toplevel
+    return array_module(next(v for v in values if hasattr(v, 'dtype') and hasattr(v, 'shape')))
+
+
+def _mod(lhs, rhs):
+    """MXNet's % (0 where the divisor is 0)."""
+    from ..ops.elemwise import mx_mod  # pylint: disable=import-outside-toplevel
+    return mx_mod(_module_of(lhs, rhs), lhs, rhs)
+
+
+def _pow(lhs, rhs):
+    """MXNet's ** (integers raised in floating point and cast back)."""
+    from ..ops.elemwise import mx_power  # pylint: disable=import-outside-toplevel
+    return mx_power(_module_of(lhs, rhs), lhs, rhs)
+
+
 # method: (function, MXNet's operator names for the profiler: array-array, array-scalar,
 # scalar-array, in-place array-array)
 _OPS = {
@@ -102,8 +119,8 @@ _OPS = {
     'mul': (operator.mul, 'broadcast_mul', '_mul_scalar', '_mul_scalar', '_mul'),
     'truediv': (operator.truediv, 'broadcast_div', '_div_scalar', '_rdiv_scalar', '_div'),
     'div': (operator.truediv, 'broadcast_div', '_div_scalar', '_rdiv_scalar', '_div'),
-    'mod': (operator.mod, 'broadcast_mod', '_mod_scalar', '_rmod_scalar', '_mod'),
-    'pow': (operator.pow, 'broadcast_power', '_power_scalar', '_rpower_scalar', '_power'),
+    'mod': (_mod, 'broadcast_mod', '_mod_scalar', '_rmod_scalar', '_mod'),
+    'pow': (_pow, 'broadcast_power', '_power_scalar', '_rpower_scalar', '_power'),
 }
 for _name, (_fn, _array, _scalar, _rscalar, _inplace_array) in _OPS.items():
     setattr(NDArray, '__%s__' % _name, _binary(_fn, (_array, _scalar)))

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape, same_shape_infer
-from .elemwise import Unary, _round_half_away
+from .elemwise import Unary, _round_half_away, mx_sign
 from .shape import norm_axis
 
 
@@ -81,7 +81,7 @@ class SignSte(Unary):
     op_name = '_contrib_sign_ste'
     backward_uses = ()
     mirror_cheap = True
-    fn = staticmethod(lambda xp, x: xp.sign(x))
+    fn = staticmethod(lambda xp, x: mx_sign(xp, x))
     grad = staticmethod(lambda xp, x, y, dy: dy)
 
 

@@ -9,6 +9,23 @@ from .base import Operator, Param, register
 from .layout import out_like
 
 
+def c_cast(xp, values, dtype):
+    """Floating ``values`` converted to the integer ``dtype`` as MXNet's kernels do (a C cast on
+    x86): truncation toward zero; NaN, infinities and out-of-range values become the most
+    negative int32 (int64 for 8-byte types), narrower types keep the low bytes of that."""
+    dtype = np.dtype(dtype)
+    wide = np.dtype(np.int64 if dtype.itemsize == 8 else np.int32)
+    info = np.iinfo(wide)
+    with np.errstate(invalid='ignore'):
+        bad = ~xp.isfinite(values) | (values >= info.max + 1.0) | (values < float(info.min))
+        out = xp.where(bad, info.min, xp.trunc(xp.where(bad, 0, values))).astype(wide)
+    return out.astype(dtype)
+
+
+def _is_int(x):
+    return x.dtype.kind in 'iu'
+
+
 # ---- unary ------------------------------------------------------------------------------------
 class Unary(Operator):
     """y = f(x); gradient given as a function of (xp, x, y, dy)."""
@@ -26,14 +43,22 @@ class Unary(Operator):
     into_fn = None    # or a function into_fn(xp, x, out) doing that
 
     def forward(self, octx, inputs, aux):
-        out = out_like(octx.out[0], inputs[0]) if octx.out else None
+        x = inputs[0]
+        out = out_like(octx.out[0], x) if octx.out and not _is_int(x) else None
         if out is not None:
             if self.into_fn is not None:
-                self.into_fn(octx.xp, inputs[0], out)
+                self.into_fn(octx.xp, x, out)
             else:
-                getattr(octx.xp, self.into)(inputs[0], out=out)
+                getattr(octx.xp, self.into)(x, out=out)
             return [out]
-        return [self.fn(octx.xp, inputs[0])]
+        if not _is_int(x):
+            return [self.fn(octx.xp, x)]
+        # MXNet computes integer inputs in floating point and casts back (sqrt(5) = 2)
+        with np.errstate(all='ignore'):
+            y = self.fn(octx.xp, x)
+            if y.dtype != x.dtype:
+                y = c_cast(octx.xp, y, x.dtype) if y.dtype.kind in 'fc' else y.astype(x.dtype)
+        return [y]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return [self.grad(octx.xp, inputs[0], outputs[0], out_grads[0])]
@@ -42,7 +67,7 @@ class Unary(Operator):
 # unary operators that are a single ufunc write into preallocated outputs (and may do so in place)
 _UFUNC = {'tanh': 'tanh', 'exp': 'exp', 'expm1': 'expm1', 'log': 'log', 'log1p': 'log1p',
           'log2': 'log2', 'log10': 'log10', 'sqrt': 'sqrt', 'cbrt': 'cbrt', 'square': 'square',
-          'abs': 'absolute', 'sign': 'sign', 'ceil': 'ceil', 'floor': 'floor',
+          'abs': 'absolute', 'ceil': 'ceil', 'floor': 'floor',
           'trunc': 'trunc', 'negative': 'negative', 'sin': 'sin', 'cos': 'cos', 'tan': 'tan',
           'arcsin': 'arcsin', 'arccos': 'arccos', 'arctan': 'arctan', 'sinh': 'sinh',
           'cosh': 'cosh', 'arcsinh': 'arcsinh', 'arccosh': 'arccosh', 'arctanh': 'arctanh',
@@ -121,7 +146,16 @@ _unary('cbrt', lambda xp, x: xp.cbrt(x), lambda xp, x, y, dy: dy / (3 * y * y), 
 _unary('rcbrt', lambda xp, x: 1 / xp.cbrt(x), lambda xp, x, y, dy: -dy * y / (3 * x), uses=('inputs', 'outputs'))
 _unary('square', lambda xp, x: x * x, lambda xp, x, y, dy: 2 * x * dy, uses=('inputs',))
 _unary('abs', lambda xp, x: xp.abs(x), lambda xp, x, y, dy: dy * xp.sign(x), uses=('inputs',))
-_unary('sign', lambda xp, x: xp.sign(x), _zero_grad, uses=())
+
+
+def mx_sign(xp, x):
+    """MXNet's sign: -1, 0 or 1, and 0 for NaN (numpy gives NaN)."""
+    out = xp.sign(x)
+    if x.dtype.kind == 'f':
+        out = xp.where(xp.isnan(x), 0, out).astype(x.dtype)
+    return out
+
+
 def _round_half_away(xp, x):
     """MXNet's round (C's round): halves go away from zero (numpy's go to even)."""
     if x.dtype.kind not in 'fc':
@@ -139,6 +173,7 @@ def _rint_half_down(xp, x):
     return xp.where(x - low <= high - x, low, high).astype(x.dtype)
 
 
+_unary('sign', mx_sign, _zero_grad, uses=())
 _unary('round', _round_half_away, _zero_grad, uses=())
 _unary('rint', _rint_half_down, _zero_grad, uses=())
 _unary('ceil', lambda xp, x: xp.ceil(x), _zero_grad, uses=())
@@ -218,7 +253,7 @@ class Binary(Operator):
 
     def forward(self, octx, inputs, aux):
         a, b = inputs
-        out = out_like(octx.out[0], a) if octx.out else None
+        out = out_like(octx.out[0], a) if octx.out and not _is_int(a) else None
         if out is not None and a.shape == b.shape:
             getattr(octx.xp, self.into)(a, b, out=out, casting='unsafe')
             return [out]
@@ -275,6 +310,25 @@ def _unbroadcast(xp, grad, shape):
     return grad.reshape(shape)
 
 
+def mx_mod(xp, a, b):
+    """MXNet's %: the sign of the divisor (as numpy's), and 0 where the divisor is 0."""
+    with np.errstate(divide='ignore', invalid='ignore'):
+        out = xp.mod(a, b)
+        return xp.where(b == 0, 0, out).astype(out.dtype, copy=False)
+
+
+def mx_power(xp, a, b):
+    """a ** b; integer operands are raised in floating point and cast back as MXNet does (so
+    negative exponents give 0 or 1 instead of numpy's error)."""
+    ints = _is_int(xp.asarray(a)) and _is_int(xp.asarray(b))
+    if not ints:
+        return xp.power(a, b)
+    dtype = xp.result_type(a, b)
+    with np.errstate(all='ignore'):
+        wide = xp.power(xp.asarray(a).astype(np.float64), xp.asarray(b).astype(np.float64))
+    return c_cast(xp, wide, dtype)
+
+
 def _safe_pow_grad_b(xp, a, b, z, dz):
     return dz * z * xp.log(xp.where(a > 0, a, 1))
 
@@ -287,9 +341,9 @@ _BINARY = {
             ('inputs',)),
     'div': (lambda xp, a, b: a / b, lambda xp, a, b, z, dz: dz / b,
             lambda xp, a, b, z, dz: -dz * a / (b * b), ('inputs',)),
-    'mod': (lambda xp, a, b: xp.mod(a, b), lambda xp, a, b, z, dz: _float_only(xp, a, dz),
+    'mod': (mx_mod, lambda xp, a, b, z, dz: _float_only(xp, a, dz),
             lambda xp, a, b, z, dz: _float_only(xp, a, -dz * xp.floor(a / b)), ('inputs',)),
-    'power': (lambda xp, a, b: xp.power(a, b), lambda xp, a, b, z, dz: dz * b * xp.power(a, b - 1),
+    'power': (mx_power, lambda xp, a, b, z, dz: dz * b * xp.power(a, b - 1),
               _safe_pow_grad_b, ('inputs', 'outputs')),
     'maximum': (lambda xp, a, b: xp.maximum(a, b), lambda xp, a, b, z, dz: dz * (a >= b),
                 lambda xp, a, b, z, dz: dz * (a < b), ('inputs',)),
@@ -317,7 +371,7 @@ _ELEMWISE_NAMES = {'add': ('elemwise_add', ('_Plus', '_plus', '_add')),
 
 
 _BINARY_UFUNC = {'add': 'add', 'sub': 'subtract', 'mul': 'multiply', 'div': 'true_divide',
-                 'mod': 'mod', 'power': 'power', 'maximum': 'maximum', 'minimum': 'minimum',
+                 'power': 'power', 'maximum': 'maximum', 'minimum': 'minimum',
                  'hypot': 'hypot'}
 
 
@@ -335,7 +389,7 @@ def _binary_class(name, aliases, fn, ga, gb, uses, broadcast, ufunc=None, zero_g
 for _key, (_fn, _ga, _gb, _uses) in _BINARY.items():
     _name, _aliases = _ELEMWISE_NAMES[_key]
     # MXNet's _maximum/_power/... broadcast nothing but numpy does; shapes are checked by inference
-    _binary_class(_name, _aliases, _fn, _ga, _gb, _uses, False, _BINARY_UFUNC[_key])
+    _binary_class(_name, _aliases, _fn, _ga, _gb, _uses, False, _BINARY_UFUNC.get(_key))
     _binary_class('broadcast_' + _key, _BROADCAST_ALIASES.get(_key, ()), _fn, _ga, _gb, _uses, True)
 for _key, _fn in _COMPARE.items():
     _binary_class('_' + _key, ('_' + _key.title().replace('_', ''),), _fn, _ZERO2, _ZERO2, (), False,
@@ -363,7 +417,7 @@ class ScalarOp(Operator):
         x = inputs[0]
         # MXNet converts the scalar to the array's dtype first (int32 * 1.5 multiplies by 1)
         scalar = x.dtype.type(self.p.scalar)
-        out = out_like(octx.out[0], x) if octx.out else None
+        out = out_like(octx.out[0], x) if octx.out and not _is_int(x) else None
         if out is not None:
             ufunc, reflected = self.into
             args = (scalar, x) if reflected else (x, scalar)
@@ -385,12 +439,12 @@ _SCALAR = {
     'mul': (lambda xp, x, s: x * s, lambda xp, x, s, y, dy: dy * s, ()),
     'div': (lambda xp, x, s: x / s, lambda xp, x, s, y, dy: dy / s, ()),
     'rdiv': (lambda xp, x, s: s / x, lambda xp, x, s, y, dy: -dy * s / (x * x), ('inputs',)),
-    'mod': (lambda xp, x, s: xp.mod(x, s), lambda xp, x, s, y, dy: _float_only(xp, y, dy), ('outputs',)),
-    'rmod': (lambda xp, x, s: xp.mod(s, x),
+    'mod': (mx_mod, lambda xp, x, s, y, dy: _float_only(xp, y, dy), ('outputs',)),
+    'rmod': (lambda xp, x, s: mx_mod(xp, s, x),
              lambda xp, x, s, y, dy: _float_only(xp, x, -dy * xp.floor(s / x)), ('inputs',)),
-    'power': (lambda xp, x, s: xp.power(x, s), lambda xp, x, s, y, dy: dy * s * xp.power(x, s - 1),
+    'power': (mx_power, lambda xp, x, s, y, dy: dy * s * xp.power(x, s - 1),
               ('inputs',)),
-    'rpower': (lambda xp, x, s: xp.power(s, x), lambda xp, x, s, y, dy: dy * y * np.log(s),
+    'rpower': (lambda xp, x, s: mx_power(xp, s, x), lambda xp, x, s, y, dy: dy * y * np.log(s),
                ('outputs',)),
     'maximum': (lambda xp, x, s: xp.maximum(x, s), lambda xp, x, s, y, dy: dy * (x >= s), ('inputs',)),
     'minimum': (lambda xp, x, s: xp.minimum(x, s), lambda xp, x, s, y, dy: dy * (x <= s), ('inputs',)),
@@ -408,7 +462,7 @@ _SCALAR_CMP = {
 _SCALAR_UFUNC = {'plus': ('add', False), 'minus': ('subtract', False),
                  'rminus': ('subtract', True), 'mul': ('multiply', False),
                  'div': ('true_divide', False), 'rdiv': ('true_divide', True),
-                 'mod': ('mod', False), 'rmod': ('mod', True), 'power': ('power', False),
+                 'power': ('power', False),
                  'rpower': ('power', True), 'maximum': ('maximum', False),
                  'minimum': ('minimum', False), 'hypot': ('hypot', False)}
 

@@ -147,7 +147,8 @@ _reduce_class('max', ('max_axis',), _extreme('max'),
 _reduce_class('min', ('min_axis',), _extreme('min'),
               lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
               doc='Minimum over the given axes; the gradient goes to every minimal element.')
-_reduce_class('prod', (), lambda xp, x, axes: x.prod(axis=axes, keepdims=True),
+_reduce_class('prod', (), lambda xp, x, axes: x.prod(axis=axes, keepdims=True).astype(x.dtype,
+                                                                                      copy=False),
               lambda xp, x, y, dy, shape, axes: dy * (y / x), ('inputs', 'outputs'),
               doc='Product over the given axes; gradient ``dy * out / x``.')
 _reduce_class('nansum', (), _nansum,

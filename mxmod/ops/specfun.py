@@ -129,10 +129,17 @@ def gamma(xp, x):
         frac = x - xp.floor(x)
         negative = (x < 0) & (xp.floor(x) % 2 == 1) & (frac != 0)
         out = xp.where(negative, -magnitude, magnitude)
-        pole = (x < 0) & (frac == 0)
+        pole = ((x < 0) & (frac == 0)) | (x == -np.inf)
         out = xp.where(pole, np.nan, out)
         out = xp.where(x == 0, xp.copysign(np.inf, x), out)
+        # exact factorials at the positive integers (tgamma's values there)
+        whole = (frac == 0) & (x >= 1) & (x <= _FACTORIALS.shape[0])
+        index = xp.where(whole, x, 1).astype(np.int64) - 1
+        out = xp.where(whole, xp.asarray(_FACTORIALS)[index], out)
     return out
+
+
+_FACTORIALS = np.array([float(math.factorial(n)) for n in range(171)])
 
 
 def digamma(xp, x):
