@@ -27,7 +27,7 @@ from .compression import create_compression
 from .local import KVStore, _dense, _stype
 from .server_link import ServerLink
 from .sharded import RowTables, checked_rows, join_states, next_store_id
-from .sparse_values import is_row_sparse
+from .sparse_values import is_row_sparse, retain
 from .sparse_wire import allgather_rows, host_rows, sum_rows
 from .stats import CommStats
 from . import net_emulation
@@ -245,38 +245,16 @@ class DistKVStore(ServerLink, KVStore):
         """Copy the rows ``row_ids`` of each key into row_sparse outputs: from this worker's
         replica of the store (every worker holds the summed, updated rows), or for a table on
         the servers, from the servers (or the embedding cache) for these rows only."""
-        if out is None or row_ids is None:
-            raise MXNetError('row_sparse_pull needs both out= and row_ids=')
-        _, pairs = self._pairs(key, out, 'row_sparse_pull')
-        if not any(self._on_servers(k) for k, _ in pairs):
-            super(DistKVStore, self).row_sparse_pull(key, out, priority, row_ids)
-            self._stats.add(rows_requested=_count_rows(row_ids))
-            return
-        flat_ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
-        flat_ids = [r for ids in flat_ids
-                    for r in (ids if isinstance(ids, (list, tuple)) else [ids])]
-        n_outs = sum(len(outs) for _, outs in pairs)
-        if len(flat_ids) not in (1, n_outs):
-            raise MXNetError('row_sparse_pull: %d row_ids for %d outputs' % (len(flat_ids), n_outs))
-        pos = 0
-        for k, outs in pairs:
-            stored = self._stored(k, 'row_sparse_pull')
-            for dst in outs:
-                if _stype(dst) != 'row_sparse':
-                    raise MXNetError('row_sparse_pull: output for key %r has storage type %r; '
-                                     'expected row_sparse (use pull for dense arrays)'
-                                     % (k, _stype(dst)))
-                ids = flat_ids[pos if len(flat_ids) > 1 else 0]
-                pos += 1
-                if not self._on_servers(k):
-                    super(DistKVStore, self).row_sparse_pull(k, dst, priority, ids)
-                    self._stats.add(rows_requested=_count_rows(ids))
-                    continue
-                rows = checked_rows(k, ids, stored.shape[0])
-                self._stats.add(rows_requested=_count_rows(ids))
-                values = self._read_rows(k, rows)
-                dst[:] = from_xp(RowSparseStorage(values, rows, stored.shape),
-                                 cpu()).as_in_context(dst.context)
+        for k, dst, ids in self._pull_targets(key, out, row_ids):
+            self._stats.add(rows_requested=_count_rows(ids))
+            if not self._on_servers(k):
+                dst[:] = retain(self._store[k], ids, dst.context)
+                continue
+            stored = self._store[k]
+            rows = checked_rows(k, ids, stored.shape[0])
+            values = self._read_rows(k, rows)
+            dst[:] = from_xp(RowSparseStorage(values, rows, stored.shape),
+                             cpu()).as_in_context(dst.context)
 
     def _read_rows(self, key, rows):
         """Rows ``rows`` of a server-held table, as of every round this worker pushed to."""

@@ -265,27 +265,12 @@ class DistAsyncKVStore(DistKVStore):
         out : row_sparse NDArray or list of them
         row_ids : NDArray or list of NDArray, one per output (one is reused for all)
         """
-        if out is None or row_ids is None:
-            raise MXNetError('row_sparse_pull needs both out= and row_ids=')
-        _, pairs = self._pairs(key, out, 'row_sparse_pull')
-        self._check(pairs, 'row_sparse_pull')
-        flat_ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
-        flat_ids = [r for ids in flat_ids
-                    for r in (ids if isinstance(ids, (list, tuple)) else [ids])]
-        n_outs = sum(len(outs) for _, outs in pairs)
-        if len(flat_ids) not in (1, n_outs):
-            raise MXNetError('row_sparse_pull: %d row_ids for %d outputs' % (len(flat_ids), n_outs))
-        jobs, pos = [], 0
-        for k, outs in pairs:
-            for dst in outs:
-                if _stype(dst) != 'row_sparse':
-                    raise MXNetError('row_sparse_pull: output for key %r has storage type %r; '
-                                     'expected row_sparse (use pull for dense arrays)'
-                                     % (k, _stype(dst)))
-                ids = flat_ids[pos if len(flat_ids) > 1 else 0]
-                pos += 1
-                jobs.append((k, dst, checked_rows(k, ids, self._meta[k][0][0])))
-                self._stats.add(rows_requested=_count_rows(ids))
+        targets = self._pull_targets(key, out, row_ids)
+        self._check([(k, [dst]) for k, dst, _ in targets], 'row_sparse_pull')
+        jobs = []
+        for k, dst, ids in targets:
+            jobs.append((k, dst, checked_rows(k, ids, self._meta[k][0][0])))
+            self._stats.add(rows_requested=_count_rows(ids))
         fetched = self.fetch_rows([(k, ids) for k, _, ids in jobs])
         for (k, dst, ids), values in zip(jobs, fetched):
             shape = self._meta[k][0]

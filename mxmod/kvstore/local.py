@@ -159,6 +159,13 @@ class KVStore(KVStoreBase):
         out : row_sparse NDArray or list of them
         row_ids : NDArray or list of NDArray, one per output (one is reused for all)
         """
+        for k, dst, ids in self._pull_targets(key, out, row_ids):
+            dst[:] = retain(self._stored(k, 'row_sparse_pull'), ids, dst.context)
+
+    def _pull_targets(self, key, out, row_ids):
+        """(key, row_sparse output, its row ids) of each output of a ``row_sparse_pull`` call,
+        checked: both arguments given, one row-id array per output (or one for all), every
+        output row_sparse, every key inited."""
         if out is None or row_ids is None:
             raise MXNetError('row_sparse_pull needs both out= and row_ids=')
         _, pairs = self._pairs(key, out, 'row_sparse_pull')
@@ -168,17 +175,17 @@ class KVStore(KVStoreBase):
         n_outs = sum(len(outs) for _, outs in pairs)
         if len(flat_ids) not in (1, n_outs):
             raise MXNetError('row_sparse_pull: %d row_ids for %d outputs' % (len(flat_ids), n_outs))
-        pos = 0
+        targets, pos = [], 0
         for k, outs in pairs:
-            stored = self._stored(k, 'row_sparse_pull')
+            self._stored(k, 'row_sparse_pull')
             for dst in outs:
                 if _stype(dst) != 'row_sparse':
                     raise MXNetError('row_sparse_pull: output for key %r has storage type %r; '
                                      'expected row_sparse (use pull for dense arrays)'
                                      % (k, _stype(dst)))
-                ids = flat_ids[pos if len(flat_ids) > 1 else 0]
+                targets.append((k, dst, flat_ids[pos if len(flat_ids) > 1 else 0]))
                 pos += 1
-                dst[:] = retain(stored, ids, dst.context)
+        return targets
 
     # ---- reduction and update ----------------------------------------------------
     def _home_context(self, key, vals):
