@@ -17,9 +17,8 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError, numeric_types
-from ..context import Context
-from ..io.base import DataBatch, DataDesc
-from ..ndarray.ndarray import NDArray, from_xp, to_numpy
+from ..io.base import DataDesc
+from ..ndarray.ndarray import NDArray, to_numpy
 from .augmenters import (Augmenter, ResizeAug, ForceResizeAug, CastAug, ColorJitterAug,
                          HueJitterAug, LightingAug, RandomGrayAug, ColorNormalizeAug)
 from .image import fixed_crop, copyMakeBorder
@@ -168,6 +167,17 @@ def _flip_columns(src):
     return nd.flip(src, axis=1)
 
 
+def _check_ranges(owner, area_range, area_floor, aspect_ratio_range):
+    """Refuse an area range that is reversed or whose upper end is not above ``area_floor``,
+    and an aspect-ratio range that is reversed or not positive."""
+    if area_range[1] <= area_floor or area_range[0] > area_range[1]:
+        raise _InvalidRangeError('%s: invalid area_range %s: expected low <= high and '
+                                 'high > %d' % (owner, tuple(area_range), area_floor))
+    if aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
+        raise _InvalidRangeError('%s: invalid aspect_ratio_range %s: expected '
+                                 '0 < low <= high' % (owner, tuple(aspect_ratio_range)))
+
+
 class DetRandomCropAug(DetAugmenter):
     """Crop a random region that keeps the objects reasonably whole.
 
@@ -200,12 +210,7 @@ class DetRandomCropAug(DetAugmenter):
         self.max_attempts = max_attempts
         self.aspect_ratio_range = aspect_ratio_range
         self.area_range = area_range
-        if area_range[1] <= 0 or area_range[0] > area_range[1]:
-            raise _InvalidRangeError('%s: invalid area_range %s: expected low <= high and '
-                                     'high > 0' % (owner, tuple(area_range)))
-        if aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
-            raise _InvalidRangeError('%s: invalid aspect_ratio_range %s: expected '
-                                     '0 < low <= high' % (owner, tuple(aspect_ratio_range)))
+        _check_ranges(owner, area_range, 0, aspect_ratio_range)
         self.enabled = True
 
     def __call__(self, src, label):
@@ -336,12 +341,7 @@ class DetRandomPadAug(DetAugmenter):
         self.aspect_ratio_range = aspect_ratio_range
         self.area_range = area_range
         self.max_attempts = max_attempts
-        if area_range[1] <= 1.0 or area_range[0] > area_range[1]:
-            raise _InvalidRangeError('%s: invalid area_range %s: expected low <= high and '
-                                     'high > 1' % (owner, tuple(area_range)))
-        if aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
-            raise _InvalidRangeError('%s: invalid aspect_ratio_range %s: expected '
-                                     '0 < low <= high' % (owner, tuple(aspect_ratio_range)))
+        _check_ranges(owner, area_range, 1, aspect_ratio_range)
         self.enabled = True
 
     def __call__(self, src, label):
@@ -638,29 +638,10 @@ class ImageDetIter(ImageIter):
                 raise
         return i
 
-    def next(self):
-        """Return the next DataBatch (labels padded with -1)."""
-        if self._cache_data is not None:
-            batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
-        else:
-            batch_data = np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32)
-            batch_label = np.full(tuple(self.provide_label[0][1]), -1, np.float32)
-            i = self._batchify(batch_data, batch_label)
-        pad = self.batch_size - i
-        if pad:
-            if self.last_batch_handle == 'discard':
-                raise StopIteration
-            if self.last_batch_handle == 'roll_over' and self._cache_data is None:
-                self._cache_data, self._cache_label, self._cache_idx = \
-                    batch_data, batch_label, i
-                raise StopIteration
-            self._batchify(batch_data, batch_label, i)
-            if self.last_batch_handle == 'pad':
-                self._allow_read = False
-            else:
-                self._cache_data = self._cache_label = self._cache_idx = None
-        ctx = Context('cpu', 0)
-        return DataBatch([from_xp(batch_data, ctx)], [from_xp(batch_label, ctx)], pad=pad)
+    def _new_batch(self):
+        """Empty (data, label) host buffers of one batch; labels padded with -1."""
+        return (np.zeros((self.batch_size,) + tuple(self.data_shape), np.float32),
+                np.full(tuple(self.provide_label[0][1]), -1, np.float32))
 
     def augmentation_transform(self, data, label):  # pylint: disable=arguments-differ
         """Apply the detection augmenters to one (image, label) pair."""

@@ -198,8 +198,7 @@ class ImageIter(DataIter):
         if self._cache_data is not None:
             batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
         else:
-            batch_data = np.zeros((self.batch_size,) + self.data_shape, np.float32)
-            batch_label = np.empty(self.provide_label[0].shape, np.float32)
+            batch_data, batch_label = self._new_batch()
             i = self._batchify(batch_data, batch_label)
         pad = self.batch_size - i
         if pad:
@@ -216,6 +215,11 @@ class ImageIter(DataIter):
                 self._cache_data = self._cache_label = self._cache_idx = None
         ctx = Context('cpu', 0)
         return DataBatch([from_xp(batch_data, ctx)], [from_xp(batch_label, ctx)], pad=pad)
+
+    def _new_batch(self):
+        """Empty (data, label) host buffers of one batch."""
+        return (np.zeros((self.batch_size,) + self.data_shape, np.float32),
+                np.empty(self.provide_label[0].shape, np.float32))
 
     def check_data_shape(self, data_shape):
         """Raise ValueError unless data_shape is (3, H, W)."""
