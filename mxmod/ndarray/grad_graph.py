@@ -19,6 +19,7 @@ node's graph entries, so gradients flow back through the original graph."""
 import numpy as np
 
 from ..base import MXNetError
+from ..ops.elemwise import unbroadcast
 from ..sparse_storage import SparseStorage
 from . import tape
 from .ndarray import NDArray, from_xp
@@ -89,20 +90,6 @@ def _wrap(data, ctx, entry=None):
     return arr
 
 
-def _unbroadcast(grad, shape):
-    """Sum a broadcast gradient (NDArray) back to ``shape``, recorded."""
-    shape = tuple(shape)
-    if tuple(grad.shape) == shape:
-        return grad
-    extra = grad.ndim - len(shape)
-    if extra:
-        grad = grad.sum(axis=tuple(range(extra)))
-    axes = tuple(i for i, d in enumerate(shape) if d == 1 and grad.shape[i] != 1)
-    if axes:
-        grad = grad.sum(axis=axes, keepdims=True)
-    return grad.reshape(shape)
-
-
 def _cast_like(grad, ref):
     return grad if grad is None or grad.dtype == ref.dtype else grad.astype(ref.dtype)
 
@@ -126,7 +113,7 @@ def _formula_rule(op):
             grads = [op.grad_a(_math(), a, b, outs[0], dys[0]) if need[0] else None,
                      op.grad_b(_math(), a, b, outs[0], dys[0]) if need[1] else None]
             if op.broadcast:
-                grads = [None if g is None else _unbroadcast(g, x.shape)
+                grads = [None if g is None else unbroadcast(g, x.shape)
                          for g, x in zip(grads, ins)]
             return [_cast_like(g, dys[0]) for g in grads]
         return binary
@@ -189,7 +176,7 @@ def _leaky_relu(op, ins, outs, dys, need):
         from ..ops.nn import _gamma_view  # pylint: disable=import-outside-toplevel
         view = gamma.reshape(_gamma_view(np.empty(gamma.shape), x.ndim).shape)
         dx = dy * (positive + view * (1 - positive))
-        dg = _unbroadcast(dy * x * (1 - positive), view.shape).reshape(gamma.shape)
+        dg = unbroadcast(dy * x * (1 - positive), view.shape).reshape(gamma.shape)
         return [dx if need[0] else None, dg if need[1] else None]
     raise AttributeError('LeakyReLU %s' % kind)
 
@@ -221,7 +208,7 @@ def _swapaxis(op, ins, outs, dys, need):
 
 @rule('broadcast_to', 'broadcast_axis', 'broadcast_like')
 def _broadcast(op, ins, outs, dys, need):
-    grads = [_unbroadcast(dys[0], ins[0].shape)]
+    grads = [unbroadcast(dys[0], ins[0].shape)]
     return grads + [None] * (len(ins) - 1)
 
 

@@ -270,8 +270,8 @@ class Binary(Operator):
         ga = self.grad_a(xp, a, b, outputs[0], dz) if need[0] else None
         gb = self.grad_b(xp, a, b, outputs[0], dz) if need[1] else None
         if self.broadcast:
-            ga = None if ga is None else _unbroadcast(xp, ga, a.shape)
-            gb = None if gb is None else _unbroadcast(xp, gb, b.shape)
+            ga = None if ga is None else unbroadcast(ga, a.shape)
+            gb = None if gb is None else unbroadcast(gb, b.shape)
         return [ga, gb]
 
     def infer_shape(self, in_shapes, out_shapes):
@@ -297,9 +297,11 @@ def broadcast_shape(op, a, b):
     return tuple(out)
 
 
-def _unbroadcast(xp, grad, shape):
-    """Sum a broadcast gradient back to ``shape``."""
-    if tuple(grad.shape) == tuple(shape):
+def unbroadcast(grad, shape):
+    """Sum a broadcast gradient back to ``shape`` (numpy/cupy arrays, or NDArrays: the sums
+    are then recorded by autograd)."""
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
         return grad
     extra = grad.ndim - len(shape)
     if extra:
