@@ -26,12 +26,13 @@ from .bucketing import Bucketer
 from .compression import create_compression
 from .local import KVStore, _dense, _stype
 from .server_link import ServerLink
-from .sharded import RowTables, checked_rows, join_states, next_store_id
+from .sharded import RowTables, checked_rows, next_store_id
 from .sparse_values import is_row_sparse, retain
 from .sparse_wire import allgather_rows, host_rows, sum_rows
 from .stats import CommStats
 from . import net_emulation
-from .embedding_cache import EmbeddingCache, POLICIES
+from .cache_control import CacheControl
+from .server_optimizer import ServerOptimizer
 from ..sparse_storage import RowSparseStorage
 from .twobit_wire import pack, packed_size, unpack_add
 
@@ -45,7 +46,7 @@ def _count_rows(row_ids):
     return int(row_ids.size) if row_ids is not None else 0
 
 
-class DistKVStore(ServerLink, KVStore):
+class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
     """A key-value store shared by the MPI worker processes of a job.
 
     Parameters
@@ -292,187 +293,6 @@ class DistKVStore(ServerLink, KVStore):
                                 'pull')
             for dst in outs:
                 dst[:] = from_xp(whole, cpu()).as_in_context(dst.context)
-
-    # ---- optimizer (hybrid: the servers update the tables) -----------------------------
-    def set_optimizer(self, optimizer):
-        """Apply ``optimizer`` at every push: to the dense values on every worker's replica and,
-        with server ranks, to the row_sparse tables on the servers."""
-        from ..optimizer import get_updater  # pylint: disable=import-outside-toplevel
-        KVStore._set_updater(self, get_updater(optimizer))
-        if self._tables is not None:
-            from ..optimizer.pickling import dumps  # pylint: disable=import-outside-toplevel
-            self._ship_to_servers('optimizer', dumps(optimizer))
-
-    def _set_updater(self, updater):
-        """Set ``updater(key, merged, stored)``; with server ranks it is also sent to them (it
-        must be picklable)."""
-        KVStore._set_updater(self, updater)
-        if self._tables is not None and updater is not None:
-            import pickle  # pylint: disable=import-outside-toplevel
-            try:
-                blob = pickle.dumps(updater)
-            except Exception as err:  # pylint: disable=broad-except
-                raise TypeError('kvstore %r updates its row_sparse tables on the server '
-                                'processes, so the updater must be picklable; pickling %r '
-                                'failed: %s' % (self.type, updater, err)) from err
-            self._ship_to_servers('updater', blob)
-
-    set_updater = _set_updater
-
-    def _ship_to_servers(self, op, blob):
-        if self.rank == 0:
-            self._ask_all(op, blob)
-        self._coll.barrier('set_optimizer')
-
-    def save_optimizer_states(self, fname, dump_optimizer=False):
-        """Write the optimizer states (with server ranks: the dense values' states of this
-        worker and the tables' states gathered from the servers) to ``fname``."""
-        if self._tables is None or not self._tables.tables:
-            super(DistKVStore, self).save_optimizer_states(fname, dump_optimizer)
-            return
-        from ..optimizer.pickling import dumps, loads  # pylint: disable=import-outside-toplevel
-        from ..base import write_file_atomic  # pylint: disable=import-outside-toplevel
-        updater = self._need_updater('save_optimizer_states')
-        self._tables.settle()
-        states = dict(updater.states)
-        shards = {}
-        for blob in self._ask_all('get_states', False):
-            for key, state in loads(blob).items():
-                if key in self._tables:
-                    shards.setdefault(key, []).append(state)
-        for key, parts in shards.items():
-            states[key] = join_states(parts)
-        write_file_atomic(fname, dumps((states, updater.optimizer) if dump_optimizer
-                                       else states))
-
-    def load_optimizer_states(self, fname):
-        """Load states written by :meth:`save_optimizer_states`; a table's states go to the
-        servers (each its rows), the others to this worker's updater. Every worker calls it."""
-        if self._tables is None or not self._tables.tables:
-            super(DistKVStore, self).load_optimizer_states(fname)
-            return
-        from ..optimizer.pickling import dumps, load_states  # pylint: disable=import-outside-toplevel
-        updater = self._need_updater('load_optimizer_states')
-        with open(fname, 'rb') as fin:
-            states, optimizer = load_states(fin.read(), fname)
-        local = {k: v for k, v in states.items() if k not in self._tables}
-        updater.set_states(dumps((local, optimizer) if optimizer is not None else local))
-        self._tables.settle()
-        if self.rank == 0:
-            for index, server in enumerate(self._world.server_ranks):
-                mine = {k: v for k, v in self._tables.split_states(states, index).items()
-                        if k in self._tables}
-                self._ask(server, 'set_states', None,
-                          dumps((mine, optimizer) if optimizer is not None else mine))
-        self._coll.barrier('load_optimizer_states')
-
-    # ---- embedding cache --------------------------------------------------------------
-    def set_embedding_cache(self, policy='lfu', capacity=0.1, bound=100, prefetch=True,
-                            keys=None):
-        """Cache embedding rows of the server-held row_sparse tables on this worker, with
-        bounded staleness (HET): a cached row is read without asking the servers while it is at
-        most ``bound`` updates behind, and its gradients are pushed once ``bound`` updates are
-        pending, when it is evicted, and at :meth:`flush` (Module calls it at epoch ends and
-        before checkpoints). ``bound=0`` gives the parameters of the run without a cache.
-
-        Every worker must call it, before or after ``init`` of the tables (tables initialized
-        later, for instance by ``fit(..., kvstore=kv)``, are cached as they arrive).
-
-        Parameters
-        ----------
-        policy : {'lru', 'lfu'}
-            Which row to evict: least recently or least frequently read.
-        capacity : int or float
-            Rows cached per table: a number of rows, or a fraction (0, 1] of each table's rows.
-        bound : int
-            Largest staleness, in updates, of a read or a pending write (>= 0).
-        prefetch : bool
-            Let ``Module.fit`` read the next batch's rows while the current batch computes.
-        keys : list, optional
-            The tables to cache (default: every row_sparse table of the store).
-        """
-        if self._tables is None:
-            raise MXNetError('set_embedding_cache: kvstore %r has no server ranks to hold the '
-                             'tables; launch with server processes (python -m mxmod.launch -n W '
-                             '-s S ...) and use dist_sync, dist_device_sync or dist_async'
-                             % self.type)
-        if not isinstance(policy, str) or policy.lower() not in POLICIES:
-            raise MXNetError('set_embedding_cache: policy=%r is not supported; allowed values: %s'
-                             % (policy, ', '.join(repr(p) for p in POLICIES)))
-        if isinstance(bound, bool) or not isinstance(bound, (int, np.integer)) or bound < 0:
-            raise MXNetError('set_embedding_cache: bound=%r must be an integer >= 0 (the largest '
-                             'staleness in updates; 0 disables staleness)' % (bound,))
-        if isinstance(capacity, bool) or not isinstance(capacity, (int, float, np.integer,
-                                                                   np.floating)):
-            raise MXNetError('set_embedding_cache: capacity=%r must be a number of rows (int >= '
-                             '1) or a fraction of each table in (0, 1]' % (capacity,))
-        if isinstance(capacity, (float, np.floating)):
-            if not 0.0 < float(capacity) <= 1.0:
-                raise MXNetError('set_embedding_cache: capacity=%r as a fraction must be in '
-                                 '(0, 1]' % (capacity,))
-            capacity = float(capacity)
-        elif capacity < 1:
-            raise MXNetError('set_embedding_cache: capacity=%r must be >= 1 row' % (capacity,))
-        else:
-            capacity = int(capacity)
-        tables = list(self._tables.tables)
-        if keys is not None:
-            keys = list(keys) if isinstance(keys, (list, tuple)) else [keys]
-            for k in keys:
-                if tables and k not in self._tables:
-                    raise MXNetError('set_embedding_cache: key %r is not a row_sparse table of '
-                                     'this store; tables: %s' % (k, tables))
-        # tables initialized later (e.g. by fit(kvstore=kv)) are cached as they arrive
-        self._tables.settle()
-        self._cache = EmbeddingCache(self._tables, keys, policy.lower(), capacity, int(bound),
-                                     bool(prefetch), self._stats,
-                                     margin=self._world.num_workers * self._world.num_servers)
-
-    def prefetch(self, key, row_ids):
-        """Start reading rows ``row_ids`` of ``key`` for the step after this worker's next push
-        (used by ``Module.fit`` when the embedding cache prefetches)."""
-        if self._cache is None or key not in self._cache:
-            return
-        rows = checked_rows(key, row_ids, self._tables.tables[key].shape[0])
-        self._cache.prefetch(key, rows)
-
-    @property
-    def prefetching(self):
-        """Whether reads of the next batch's rows may start early (a cache with prefetch)."""
-        return self._cache is not None and self._cache.prefetch_on
-
-    def flush(self):
-        """Push every update the embedding cache holds back (a round of every cached table);
-        a collective call: every worker calls it at the same point."""
-        if self._cache is None:
-            return
-        sends = []
-        for key in self._cache.caches:
-            ids, values, counts = self._cache.drain(key)
-            sends += self._tables.push(key, ids, values, counts)
-        self._wait_requests(sends, self._world.server_ranks, 'flush')
-        self._tables.settle()
-
-    def row_versions(self, key, row_ids):
-        """The servers' version (updates applied) of rows ``row_ids`` of a server-held table,
-        and this worker's cached version of them (-1: not cached); for diagnostics."""
-        if self._tables is None or key not in self._tables:
-            raise MXNetError('row_versions: key %r is not a row_sparse table held by server '
-                             'ranks' % (key,))
-        rows = checked_rows(key, row_ids, self._tables.tables[key].shape[0])
-        server = self._tables.versions(key, rows)
-        mine = np.full(rows.shape[0], -1, dtype=np.int64)
-        if self._cache is not None and key in self._cache:
-            cache = self._cache.caches[key]
-            slots = cache.slot_of[rows]
-            mine[slots >= 0] = cache.version[slots[slots >= 0]]
-        return server, mine
-
-    def cache_pending(self, key):
-        """The most updates a row of ``key`` has waiting in the embedding cache."""
-        if self._cache is None or key not in self._cache:
-            return 0
-        return self._cache.caches[key].max_pending()
 
     def comm_stats(self):
         """This worker's communication counters since the store was created (a dict): bytes

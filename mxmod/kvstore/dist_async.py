@@ -8,14 +8,12 @@ rows, each server getting only the rows of its shard) and goes on; the server ap
 optimizer as each push arrives, without waiting for the other workers. Pulls fetch the server's
 current value; ``row_sparse_pull`` asks each server for the requested rows of its shard only."""
 import pickle
-import zlib
 
 import numpy as np
 
 from ..base import MXNetError, write_file_atomic
 from ..ndarray.ndarray import NDArray, from_xp
 from ..context import cpu
-from ..profiler.hooks import traced
 from . import mpi_comm, net_emulation
 from .base import check_new_keys
 from .compression import create_compression
