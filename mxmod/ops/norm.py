@@ -87,6 +87,19 @@ class BatchNorm(Operator):
     def _batch_mode(self, octx):
         return octx.is_train and not self.p.use_global_stats
 
+    def _statistics(self, octx, x, gamma, aux):
+        """(broadcast shape of the per-channel values, compute dtype, x in it, eps in it, mean,
+        var): the batch's statistics in training mode, the moving ones otherwise."""
+        axes, shape = self._views(x)
+        ctype = gamma.dtype
+        xc = x.astype(ctype, copy=False)
+        if self._batch_mode(octx):
+            mean, var = acc_mean_var(octx.xp, xc, axes)
+            mean, var = mean.reshape(-1), var.reshape(-1)
+        else:
+            mean, var = aux[0], aux[1]
+        return shape, ctype, xc, ctype.type(self.p.eps), mean, var
+
     def _fast(self, octx, x, gamma):
         """Batch statistics, data in the statistics' dtype: bn_math's kernels."""
         return (x.dtype == gamma.dtype and x.dtype.kind == 'f' and self._batch_mode(octx)
@@ -101,15 +114,7 @@ class BatchNorm(Operator):
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
             return [out, mean, invstd]
-        axes, shape = self._views(x)
-        ctype = gamma.dtype
-        xc = x.astype(ctype, copy=False)
-        eps = ctype.type(self.p.eps)
-        if self._batch_mode(octx):
-            mean, var = acc_mean_var(xp, xc, axes)
-            mean, var = mean.reshape(-1), var.reshape(-1)
-        else:
-            mean, var = aux[0], aux[1]
+        shape, ctype, xc, eps, mean, var = self._statistics(octx, x, gamma, aux)
         invstd = 1 / xp.sqrt(var + eps)
         scale = (gamma * invstd).reshape(shape)
         out = (xc - mean.reshape(shape)) * scale + beta.reshape(shape)
@@ -370,16 +375,10 @@ class SyncBatchNorm(BatchNorm):
         x, gamma, beta = inputs
         if self.p.fix_gamma:
             gamma[...] = 1
-        axes, shape = self._views(x)
-        ctype = gamma.dtype
-        xc = x.astype(ctype, copy=False)
-        eps = ctype.type(self.p.eps)
+        shape, ctype, xc, eps, mean, var = self._statistics(octx, x, gamma, aux)
         if self._batch_mode(octx):
-            mean, var = acc_mean_var(xp, xc, axes)
-            mean, var = mean.reshape(-1), var.reshape(-1)
             stats = [mean.astype(ctype, copy=True), var.astype(ctype, copy=True)]
         else:
-            mean, var = aux[0], aux[1]
             stats = [xp.zeros_like(aux[0]), xp.zeros_like(aux[1])]
         scale = (gamma / xp.sqrt(var + eps)).reshape(shape)
         out = (xc - mean.reshape(shape)) * scale + beta.reshape(shape)
