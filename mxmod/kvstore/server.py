@@ -14,6 +14,7 @@ from ..context import cpu
 from ..ndarray.ndarray import from_xp
 from . import mpi_comm, net_emulation
 from .mpi_comm import TAG_ACK, TAG_ACK_ROWS, TAG_DATA, TAG_REPLY, TAG_REQUEST
+from ..ops.sparse_matrix import sum_rows as sum_by_row
 from .sparse_wire import COUNT_BYTES, row_bytes, sum_rows, unpack_counted_rows
 from .twobit_wire import packed_size, unpack_add
 from ..sparse_storage import INDEX_DTYPE, RowSparseStorage, rsp_gather, to_dense
@@ -182,7 +183,7 @@ class ParameterServer(object):
         # the acknowledgement tells how far versions moved: rows that grew by more than the
         # number of workers (held-back updates pushed at once) one by one, the rest by at most
         # the largest growth among them
-        grown = sum_counts(ids, counts)
+        grown = sum_by_row(np, ids, counts)
         big = grown[1] > shard.workers
         small = int(grown[1][~big].max()) if (~big).any() else 0
         rows = np.concatenate([grown[0][big] + shard.first, grown[1][big]]).astype(np.int64)
@@ -285,16 +286,6 @@ class ParameterServer(object):
             return
         store.updater.set_states(extra)
         self._ack(src, store, key, extra)
-
-
-def sum_counts(ids, counts):
-    """(distinct ids, summed counts) of a round's pushes."""
-    if not ids.shape[0]:
-        return ids, counts
-    order = np.argsort(ids, kind='stable')
-    ids, counts = ids[order], counts[order]
-    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
-    return ids[starts], np.add.reduceat(counts, starts)
 
 
 def main():

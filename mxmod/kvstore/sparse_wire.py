@@ -7,6 +7,7 @@ pushes and answer pulls as (row ids, values) too, for the rows of their shard on
 here costs in proportion to the rows that travel, never to the table."""
 import numpy as np
 
+from ..ops.sparse_matrix import sum_rows as sum_by_row
 from ..sparse_storage import INDEX_DTYPE, RowSparseStorage
 
 __all__ = ['host_rows', 'pack_rows', 'unpack_rows', 'pack_counted_rows', 'unpack_counted_rows',
@@ -75,20 +76,10 @@ def sum_rows(parts, shape, dtype):
     if not parts:
         return RowSparseStorage(np.zeros((0,) + tuple(shape[1:]), dtype=dtype),
                                 np.zeros(0, dtype=INDEX_DTYPE), shape)
-    if len(parts) == 1:
-        ids, vals = parts[0]
-        order = np.argsort(ids, kind='stable')
-        return RowSparseStorage(vals[order].astype(dtype, copy=True),
-                                ids[order].astype(INDEX_DTYPE, copy=True), shape)
-    ids = np.concatenate([p[0] for p in parts])
-    vals = np.concatenate([p[1] for p in parts])
-    # a stable sort keeps each row's contributions in part order, so the sums are reproducible
-    order = np.argsort(ids, kind='stable')
-    ids, vals = ids[order], vals[order]
-    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
-    total = np.add.reduceat(vals, starts, axis=0) if vals.size else vals[starts]
-    return RowSparseStorage(total.astype(dtype, copy=False), ids[starts].astype(INDEX_DTYPE),
-                            shape)
+    # the stable sort in sum_by_row keeps each row's contributions in part order
+    uniq, total = sum_by_row(np, np.concatenate([p[0] for p in parts]),
+                             np.concatenate([p[1] for p in parts]))
+    return RowSparseStorage(total.astype(dtype, copy=False), uniq, shape)
 
 
 def allgather_rows(coll, ids, values, shape, dtype):
