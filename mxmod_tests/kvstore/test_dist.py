@@ -104,14 +104,6 @@ def test_row_sparse_allgather_api(kvtype, workers):
     assert all('OK %s %d' % (kvtype, r) in out for r in range(workers)), out
 
 
-@pytest.fixture(scope='module')
-def sparse_single(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp('sparse_single') / 'single.npz')
-    code, _, err, _ = run([sys.executable, script('sparse_fit.py'), 'single', path])
-    assert code == 0, err
-    return dict(np.load(path))
-
-
 @pytest.mark.parametrize('kvtype', ['dist_sync', 'dist_device_sync'])
 def test_sparse_embedding_fit_matches_single_process(kvtype, sparse_single, tmp_path):
     """Embedding(sparse_grad=True) with a row_sparse weight: gradients all-gathered as rows, the

@@ -5,26 +5,17 @@ servers' row versions, checkpoints that hold every update (loaded by one process
 1.9.1), and the argument checks."""
 import re
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from mxmod_tests.conftest import ORACLE_PYTHON, oracle_available
-from .dist_scripts.runner import launch_ok, require_mpi, run, script
+from .dist_scripts.runner import launch_ok, require_mpi
 
 
 @pytest.fixture(autouse=True)
 def _mpi():
     require_mpi()
-
-
-@pytest.fixture(scope='module')
-def single(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp('single') / 'single.npz')
-    code, _, err, _ = run([sys.executable, script('sparse_fit.py'), 'single', path])
-    assert code == 0, err
-    return dict(np.load(path))
 
 
 def _ranks(path):
@@ -36,19 +27,19 @@ def _params(result, names):
 
 
 @pytest.mark.parametrize('kvtype', ['dist_sync', 'dist_device_sync'])
-def test_hybrid_matches_one_process(kvtype, single, tmp_path):
+def test_hybrid_matches_one_process(kvtype, sparse_single, tmp_path):
     """The table on a server updated in synchronous rounds, the dense parameters all-reduced:
     both workers end equal to one process on the whole batch."""
     path = str(tmp_path / 'h.npz')
     launch_ok('sparse_fit.py', [kvtype, path], servers=1)
     ranks = _ranks(path)
-    for name, ref in single.items():
+    for name, ref in sparse_single.items():
         np.testing.assert_array_equal(ranks[0][name], ranks[1][name])
         np.testing.assert_allclose(ranks[0][name], ref, rtol=1e-5, atol=1e-6, err_msg=name)
     assert ranks[0]['stat_rows_transferred'] > 0
 
 
-def test_bound_zero_gives_the_run_without_cache(single, tmp_path):
+def test_bound_zero_gives_the_run_without_cache(sparse_single, tmp_path):
     """bound=0: the same parameters, bit for bit, as the hybrid run without a cache (the cache
     serves a row only while the servers have not changed it; every row a batch reads is updated
     in its round, so here each read fetches it again)."""
@@ -57,13 +48,13 @@ def test_bound_zero_gives_the_run_without_cache(single, tmp_path):
     launch_ok('sparse_fit.py', ['dist_sync', cached], servers=1,
               env={'SPARSE_FIT_CACHE': 'lfu:0.1:0:1'})
     without, with_cache = _ranks(plain)[0], _ranks(cached)[0]
-    for name in single:
+    for name in sparse_single:
         np.testing.assert_array_equal(with_cache[name], without[name], err_msg=name)
     assert with_cache['stat_cache_misses'] > 0
     assert with_cache['stat_pushes_deferred'] == 0 and with_cache['stat_max_staleness'] == 0
 
 
-def test_bounded_cache_trains_and_defers(single, tmp_path):
+def test_bounded_cache_trains_and_defers(sparse_single, tmp_path):
     """bound=5 with prefetch: updates are held back and rows served stale (at most 5 updates),
     and the model still ends near the exact run."""
     path = str(tmp_path / 'b5.npz')
@@ -73,11 +64,11 @@ def test_bounded_cache_trains_and_defers(single, tmp_path):
     stats = ranks[0]
     assert stats['stat_pushes_deferred'] > 0 and stats['stat_cache_hits'] > 0
     assert 0 < stats['stat_max_staleness'] <= 5
-    for name in single:
+    for name in sparse_single:
         np.testing.assert_array_equal(ranks[0][name], ranks[1][name])
         assert np.all(np.isfinite(ranks[0][name]))
-    drift = np.abs(ranks[0]['embed_weight'] - single['embed_weight']).max()
-    assert drift < 0.5 * np.abs(single['embed_weight']).max()
+    drift = np.abs(ranks[0]['embed_weight'] - sparse_single['embed_weight']).max()
+    assert drift < 0.5 * np.abs(sparse_single['embed_weight']).max()
 
 
 def test_cache_set_on_the_store_before_its_tables(tmp_path):
@@ -144,7 +135,7 @@ def test_bad_arguments_name_what_is_allowed(servers):
     assert 'OK 0' in out and 'OK 1' in out
 
 
-def test_async_store_with_cache(single, tmp_path):
+def test_async_store_with_cache(sparse_single, tmp_path):
     """dist_async keeps everything on the servers; with the cache its reads are checked against
     the servers' versions every time (no rounds to count on) and training still works."""
     path = str(tmp_path / 'a.npz')
