@@ -130,7 +130,9 @@ def _zero_grad(xp, x, y, dy):
     return xp.zeros_like(dy)
 
 
-_unary('relu', lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, dy: dy * (y > 0), uses=('outputs',))
+# relu's gradient is NaN where its input was NaN (as MXNet's relu, unlike Activation's): y is 0, 1
+# or NaN, so sign(y) is the mask with NaN kept.
+_unary('relu', lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, dy: dy * xp.sign(y), uses=('outputs',))
 _unary('sigmoid', _sigmoid, lambda xp, x, y, dy: dy * y * (1 - y), uses=('outputs',))
 _unary('tanh', lambda xp, x: xp.tanh(x), lambda xp, x, y, dy: dy * (1 - y * y), uses=('outputs',))
 _unary('softsign', lambda xp, x: x / (1 + xp.abs(x)), lambda xp, x, y, dy: dy / (1 + xp.abs(x)) ** 2)

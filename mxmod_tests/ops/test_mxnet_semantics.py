@@ -1,7 +1,8 @@
 """Elementwise corner cases where MXNet 1.9.1 differs from numpy, against values MXNet printed:
 float math on integer arrays (computed in floating point, cast back by truncation, NaN and
 overflow to INT_MIN), % by zero (0), integer ** negative integer (no error), sign(NaN) = 0,
-gamma at -inf and at the positive integers (exact factorials)."""
+gamma at -inf and at the positive integers (exact factorials), relu's gradient at NaN (NaN,
+while Activation's is 0)."""
 import numpy as np
 import pytest
 
@@ -97,3 +98,17 @@ def test_integer_products_keep_their_dtype():
         np.testing.assert_array_equal(out.asnumpy(), [42, -25])
     small = mx.nd.prod(xi.astype('uint8'))
     assert small.dtype == np.uint8 and small.asscalar() == 230     # wraps as MXNet's does
+
+
+def test_relu_gradient_keeps_nan_activation_does_not():
+    # MXNet 1.9.1 printed: relu's gradient [[nan, 1], [1, 0]], Activation(relu)'s [[0, 1], [1, 0]]
+    x = np.array([[np.nan, 1.], [2., -1.]], dtype=np.float32)
+    for op, expected in ((mx.nd.relu, [[np.nan, 1], [1, 0]]),
+                         (lambda d: mx.nd.Activation(d, act_type='relu'), [[0, 1], [1, 0]])):
+        data = mx.nd.array(x)
+        data.attach_grad()
+        with mx.autograd.record():
+            out = op(data)
+        out.backward()
+        np.testing.assert_array_equal(out.asnumpy(), [[np.nan, 1], [2, 0]])
+        np.testing.assert_array_equal(data.grad.asnumpy(), np.array(expected, dtype=np.float32))
