@@ -6,11 +6,11 @@ import warnings
 from .base import OPS, Operator, OpContext, Param, register, get_op  # noqa: F401
 
 _MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm', 'loss', 'shape',
-            'shape_join', 'shape_broadcast', 'indexing', 'indexing_nd', 'reduce', 'ordering',
-            'matrix', 'sequence', 'rnn', 'random', 'custom', 'optimizer_ops', 'misc',
+            'shape_join', 'shape_broadcast', 'indexing', 'indexing_values', 'indexing_nd', 'reduce', 'ordering',
+            'matrix', 'sequence', 'rnn', 'random', 'random_index', 'custom', 'optimizer_ops', 'misc',
             'math_special', 'stats', 'array_extra', 'amp', 'im2col', 'linalg', 'linalg_copy',
             'linalg_decomp', 'spatial', 'roi', 'correlation', 'norm_extra', 'image_ops',
-            'contrib_misc', 'resize_ops', 'boxes', 'multibox', 'ctc', 'image_color',
+            'contrib_misc', 'resize_ops', 'boxes', 'box_coder', 'multibox', 'ctc', 'image_color',
             'attention', 'quantize', 'psroi', 'proposal', 'roi_rotated',
             # storage rules of the operators above and the sparse-only operators
             'sparse_elemwise', 'sparse_ops', 'sparse_matrix', 'sparse_rules']
