@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, gradient_writes, numerics, storage
+from . import buffers, fastpath, fuse_lstm, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward
 
 
@@ -20,7 +20,10 @@ class Executor(object):
     """A bound symbol. Created by ``Symbol.bind`` / ``Symbol.simple_bind``, not directly."""
 
     def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None,
-                 outputs=None, optimized=None):
+                 outputs=None, optimized=None, fuse=True):
+        self._unfused_plan, self._mirror = plan, mirror
+        if fuse:        # unrolled LSTMCell layers as one step each (fuse_lstm.py)
+            plan = fuse_lstm.fuse(plan, ctx, arrays, group2ctx, mirror)
         self._symbol = symbol
         self._optimized = optimized if optimized is not None else symbol
         self._ctx = ctx
@@ -175,6 +178,8 @@ class Executor(object):
                 raise MXNetError('forward: shape of %s must be %s, got %s'
                                  % (name, dst.shape, tuple(value.shape)))
             dst[:] = value
+        if PROFILER.symbolic and self._plan is not self._unfused_plan:
+            self._unfuse()
         threads.tick()
         self._load_inputs()
         self._derived.clear()
@@ -444,9 +449,25 @@ class Executor(object):
         """
         return gradient_writes.release_order(self)
 
+    def _unfuse(self):
+        """Run every operator of the graph from now on (a monitor or the symbolic profiler sees
+        each one): the executor is set up again on the plan without fused steps."""
+        if self._plan is self._unfused_plan:
+            return
+        hook, names = self._grad_hook, getattr(self, '_slot_names', None)
+        self.__init__(self._symbol, self._ctx, self._unfused_plan,
+                      (self.arg_arrays, self.grad_arrays, self.aux_arrays, self._shapes,
+                       self._dtypes), self._grad_req, self._group2ctx, self._mirror,
+                      self.outputs, self._optimized, fuse=False)
+        self._grad_hook = hook
+        self._is_train = None       # a backward now reruns forward on the new plan
+        if names is not None:
+            self._slot_names = names
+
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
+        self._unfuse()
         self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
         self._user_monitor = (callback, monitor_all)     # reshape installs it on the new executor
 
