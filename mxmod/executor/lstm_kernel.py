@@ -8,7 +8,8 @@ derivatives of all steps are formed at once, the time loop only carries dh and d
 (B, 4H) by (4H, H) product per step), and the gradients of the inputs, of both weights and of both
 biases are each ONE product or sum over all steps.
 
-The arithmetic is the unrolled graph's: sigmoid is 1 / (1 + exp(-x)), c' = f * c + i * g,
+The arithmetic is the unrolled graph's: sigmoid is 1 / (1 + exp(-x)) (the sigmoid gates' weight
+rows and biases enter the products negated, which is exact), c' = f * c + i * g,
 h' = o * tanh(c'); the results agree with the step-by-step graph to float rounding (the large
 products sum in another order)."""
 import numpy as np
@@ -54,10 +55,12 @@ class FusedLSTM(Operator):
         B, I = xs[0].shape
         dtype = xs[0].dtype
         X = _time_major(xs)
-        # gate columns in the order i, f, o, g inside: the three sigmoids are one block
+        # gate columns in the order i, f, o, g inside, the three sigmoids' columns negated (exact)
+        # so that the products give -x and sigmoid is 1 / (1 + exp(-x)) without a negation pass
         wiT = _permuted_t(wi, H, dtype)
         whT = _permuted_t(wh, H, dtype)
         bias = _permuted(bi + bh, H)
+        bias[:3 * H] *= -1
         A = np.empty((T, B, 4 * H), dtype)
         np.matmul(X.reshape(T * B, I), wiT, out=A.reshape(T * B, 4 * H))
         A += bias
@@ -75,7 +78,6 @@ class FusedLSTM(Operator):
                 np.matmul(Hs[t], whT, out=Z)
                 np.add(a, Z, out=a)
             s = a[:, :H3]
-            np.negative(s, out=s)
             np.exp(s, out=s)
             np.add(s, 1, out=s)
             np.reciprocal(s, out=s)
@@ -197,10 +199,11 @@ def _permuted(v, H):
 
 
 def _permuted_t(w, H, dtype):
-    """C-ordered transpose of a (4H, K) weight with its gate rows permuted (i, f, o, g)."""
+    """C-ordered transpose of a (4H, K) weight with its gate rows permuted (i, f, o, g) and
+    those of the sigmoid gates (i, f, o) negated."""
     out = np.empty((w.shape[1], 4 * H), dtype)
-    out[:, :2 * H] = w[:2 * H].T
-    out[:, 2 * H:3 * H] = w[3 * H:].T
+    np.negative(w[:2 * H].T, out=out[:, :2 * H])
+    np.negative(w[3 * H:].T, out=out[:, 2 * H:3 * H])
     out[:, 3 * H:] = w[2 * H:3 * H].T
     return out
 
