@@ -17,6 +17,8 @@ import numpy as np
 from ..ops.accum import acc_sum
 from ..ops.base import Operator
 
+_CHUNK = 6400 * 4  # elements per (chunk, B, H) factor array in backward (about 100 KB)
+
 
 class FusedLSTM(Operator):
     """``steps`` cells of one LSTM layer sharing their weights.
@@ -105,7 +107,8 @@ class FusedLSTM(Operator):
         for (kind, t), g in zip(self.outs, out_grads):
             if g is not None:
                 (ext_h if kind == 'h' else ext_c)[t] = g
-        R, Q, P = _gate_factors(A, C, TC, H)
+        chunk = max(1, min(T, _CHUNK // (B * H)))
+        factors = _Factors(A, C, TC, H, chunk)
         dG = np.empty((T, B, 4, H), dtype)        # gate gradients, LSTMCell's order i, f, g, o
         f_all = A[:, :, H:2 * H]
         dh, dc = np.empty((B, H), dtype), np.empty((B, H), dtype)
@@ -121,13 +124,14 @@ class FusedLSTM(Operator):
             else:
                 dh_t = np.add(e, dh_rec, out=dh)
             dg = dG[t]
-            np.multiply(dh_t, P[t], out=dg[:, 3])
-            np.multiply(dh_t, Q[t], out=dc)
+            R, Q, P = factors.at(t)
+            np.multiply(dh_t, P, out=dg[:, 3])
+            np.multiply(dh_t, Q, out=dc)
             if dc_next is not None:
                 dc += dc_next
             if ext_c[t] is not None:
                 dc += ext_c[t]
-            np.multiply(dc[:, None, :], R[t], out=dg[:, :3])
+            np.multiply(dc[:, None, :], R, out=dg[:, :3])
             if t or want_c0:
                 dc_next = np.multiply(dc, f_all[t], out=dcn_buf)
             if t or want_h0:
@@ -158,30 +162,51 @@ class FusedLSTM(Operator):
         return grads
 
 
-def _gate_factors(A, C, TC, H):
-    """The factors that turn dc (R: for i, f, g) and dh (Q: into dc, P: for o) into gate
-    gradients, for all steps at once: R = [g * i(1-i), c_prev * f(1-f), i * (1-g^2)],
-    Q = o * (1 - tanh(c)^2), P = tanh(c) * o(1-o)."""
-    T, B = A.shape[:2]
-    i, f, o, g = (A[:, :, k * H:(k + 1) * H] for k in range(4))
-    R = np.empty((T, B, 3, H), A.dtype)
-    tmp = np.empty((T, B, H), A.dtype)
-    np.subtract(1, i, out=tmp)
-    tmp *= i
-    np.multiply(tmp, g, out=R[:, :, 0])
-    np.subtract(1, f, out=tmp)
-    tmp *= f
-    np.multiply(tmp, C[:T], out=R[:, :, 1])
-    np.multiply(g, g, out=tmp)
-    np.subtract(1, tmp, out=tmp)
-    np.multiply(tmp, i, out=R[:, :, 2])
-    Q = np.multiply(TC, TC)
-    np.subtract(1, Q, out=Q)
-    Q *= o
-    P = np.subtract(1, o)
-    P *= o
-    P *= TC
-    return R, Q, P
+class _Factors(object):
+    """The factors that turn dc (R: for i, f, g) and dh (Q: into dc, P: for o) into the gate
+    gradients: R = [g * i(1-i), c_prev * f(1-f), i * (1-g^2)], Q = o * (1 - tanh(c)^2),
+    P = tanh(c) * o(1-o). They are formed for ``chunk`` steps at a time as the backward loop
+    reaches them, in arrays small enough to stay in cache (over all steps at once the fifteen
+    passes ran at memory speed)."""
+
+    def __init__(self, A, C, TC, H, chunk):
+        self.A, self.C, self.TC, self.H, self.chunk = A, C, TC, H, chunk
+        B, dtype = A.shape[1], A.dtype
+        self.R = np.empty((chunk, B, 3, H), dtype)
+        self.Q = np.empty((chunk, B, H), dtype)
+        self.P = np.empty((chunk, B, H), dtype)
+        self.tmp = np.empty((chunk, B, H), dtype)
+        self.start = None
+
+    def at(self, t):
+        """(R, Q, P) of step t; steps are asked for in descending order."""
+        if self.start is None or t < self.start:
+            self.start = max(0, t + 1 - self.chunk)
+            self._fill(self.start, t + 1)
+        k = t - self.start
+        return self.R[k], self.Q[k], self.P[k]
+
+    def _fill(self, t0, t1):
+        H, n = self.H, t1 - t0
+        A = self.A[t0:t1]
+        i, f, o, g = (A[:, :, k * H:(k + 1) * H] for k in range(4))
+        R, Q, P, tmp = self.R[:n], self.Q[:n], self.P[:n], self.tmp[:n]
+        np.subtract(1, i, out=tmp)
+        tmp *= i
+        np.multiply(tmp, g, out=R[:, :, 0])
+        np.subtract(1, f, out=tmp)
+        tmp *= f
+        np.multiply(tmp, self.C[t0:t1], out=R[:, :, 1])
+        np.multiply(g, g, out=tmp)
+        np.subtract(1, tmp, out=tmp)
+        np.multiply(tmp, i, out=R[:, :, 2])
+        tc = self.TC[t0:t1]
+        np.multiply(tc, tc, out=Q)
+        np.subtract(1, Q, out=Q)
+        Q *= o
+        np.subtract(1, o, out=P)
+        P *= o
+        P *= tc
 
 
 def _zeros(buf):
