@@ -450,19 +450,8 @@ class Executor(object):
         return gradient_writes.release_order(self)
 
     def _unfuse(self):
-        """Run every operator of the graph from now on (a monitor or the symbolic profiler sees
-        each one): the executor is set up again on the plan without fused steps."""
-        if self._plan is self._unfused_plan:
-            return
-        hook, names = self._grad_hook, getattr(self, '_slot_names', None)
-        self.__init__(self._symbol, self._ctx, self._unfused_plan,
-                      (self.arg_arrays, self.grad_arrays, self.aux_arrays, self._shapes,
-                       self._dtypes), self._grad_req, self._group2ctx, self._mirror,
-                      self.outputs, self._optimized, fuse=False)
-        self._grad_hook = hook
-        self._is_train = None       # a backward now reruns forward on the new plan
-        if names is not None:
-            self._slot_names = names
+        """Run every operator of the graph from now on (fuse_lstm.unfuse)."""
+        fuse_lstm.unfuse(self)
 
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):

@@ -49,6 +49,22 @@ def fuse(plan, ctx, arrays, group2ctx, mirror):
     return _rewrite(plan, graph, chains) or plan
 
 
+def unfuse(exe):
+    """Set ``exe`` up again on its plan without fused steps, for a monitor callback or the
+    symbolic profiler, which see every operator. A backward that follows reruns forward."""
+    if exe._plan is exe._unfused_plan:
+        return
+    hook, names = exe._grad_hook, getattr(exe, '_slot_names', None)
+    exe.__init__(exe._symbol, exe._ctx, exe._unfused_plan,
+                 (exe.arg_arrays, exe.grad_arrays, exe.aux_arrays, exe._shapes, exe._dtypes),
+                 exe._grad_req, exe._group2ctx, exe._mirror, exe.outputs, exe._optimized,
+                 fuse=False)
+    exe._grad_hook = hook
+    exe._is_train = None
+    if names is not None:
+        exe._slot_names = names
+
+
 class _Graph(object):
     """Consumers of every slot and the head slots of a plan."""
 

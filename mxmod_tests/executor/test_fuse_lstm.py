@@ -64,14 +64,20 @@ def _close(a, b, rtol=1e-5, atol=1e-6):
 ])
 def test_fused_matches_step_by_step(T, B, I, H, layers, begin, layout):
     sym = _net(T, H, layers, begin, layout)
+    text = sym.tojson()
     shapes = _shapes(T, B, I, H, layers, begin, layout)
     plain, out0, grad0 = _run(sym, shapes, fuse=False)
     fused, out1, grad1 = _run(sym, shapes, fuse=True)
     assert _fused_steps(plain) == 0 and _fused_steps(fused) == layers
     _close(out1, out0)
     _close(grad1, grad0)
+    # only the executed plan differs: symbol, names and arrays are the step-by-step ones
+    assert sym.tojson() == text
+    assert fused.get_optimized_symbol().tojson() == plain.get_optimized_symbol().tojson()
     assert sorted(grad1) == sorted(sym.list_arguments())
-    assert fused.output_dict.keys() == plain.output_dict.keys()
+    assert list(fused.arg_dict) == list(plain.arg_dict)
+    assert list(fused.output_dict) == list(plain.output_dict)
+    assert [s.name for s in fused._unfused_plan.steps] == [s.name for s in plain._plan.steps]
 
 
 def test_fused_matches_float64_reference():
@@ -257,3 +263,35 @@ def test_bucketing_training_matches_step_by_step():
     assert len(preds1) == len(preds0)
     for p1, p0 in zip(preds1, preds0):
         _close([o.asnumpy() for o in p1], [o.asnumpy() for o in p0], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize('kind', ['bidirectional', 'residual', 'dropout', 'zoneout'])
+def test_modified_and_bidirectional_stacks(kind):
+    """Cells wrapped by MXNet's modifiers: each LSTM layer that still matches is fused (the
+    random draws of dropout and zoneout come in the same order), the results are unchanged."""
+    T, B, I, H = 4, 3, 5, 5
+    stack = mx.rnn.SequentialRNNCell()
+    if kind == 'bidirectional':
+        stack.add(mx.rnn.BidirectionalCell(mx.rnn.LSTMCell(H, prefix='fw_'),
+                                           mx.rnn.LSTMCell(H, prefix='bw_')))
+    elif kind == 'residual':
+        stack.add(mx.rnn.LSTMCell(H, prefix='l0_'))
+        stack.add(mx.rnn.ResidualCell(mx.rnn.LSTMCell(H, prefix='l1_')))
+    elif kind == 'dropout':
+        stack.add(mx.rnn.LSTMCell(H, prefix='l0_'))
+        stack.add(mx.rnn.DropoutCell(0.5, prefix='drop_'))
+        stack.add(mx.rnn.LSTMCell(H, prefix='l1_'))
+    else:
+        stack.add(mx.rnn.ZoneoutCell(mx.rnn.LSTMCell(H, prefix='l0_'), zoneout_outputs=0.3,
+                                     zoneout_states=0.4))
+    outs, _ = stack.unroll(T, inputs=mx.sym.Variable('data'), merge_outputs=True)
+    shapes = {'data': (B, T, I)}
+    results = []
+    for fuse in (False, True):
+        mx.random.seed(7)
+        results.append(_run(outs, shapes, fuse))
+    (_, out0, grad0), (fused, out1, grad1) = results
+    assert _fused_steps(fused) == {'bidirectional': 2, 'residual': 2, 'dropout': 2,
+                                   'zoneout': T}[kind]
+    _close(out1, out0)
+    _close(grad1, grad0)
