@@ -15,12 +15,12 @@ import copy
 import heapq
 import os
 
+import numpy as np
+
 from ..context import xp_of
 from . import numerics
 from .lstm_kernel import FusedLSTM
 from .plan import Step, mirror_enabled
-
-import numpy as np
 
 _GATES = ('sigmoid', 'sigmoid', 'tanh', 'sigmoid')       # LSTMCell's i, f, g, o
 
@@ -43,7 +43,7 @@ def fuse(plan, ctx, arrays, group2ctx, mirror):
             return plan
     graph = _Graph(plan)
     cells = [c for c in (_match_cell(graph, s, shapes, dtypes) for s in plan.steps) if c]
-    chains = [c for c in _chains(graph, cells) if _acyclic(graph, c)]
+    chains = [c for c in _chains(graph, cells) if _begin_ok(c, shapes) and _acyclic(graph, c)]
     if not chains:
         return plan
     return _rewrite(plan, graph, chains) or plan
@@ -227,7 +227,13 @@ def _single_roles(cell):
     """Roles of a cell without predecessor or successor: LSTMCell adds i2h + h2h (for a single
     step either reading gives the same sum; h2h must read a (B, H) state)."""
     a, b = cell.fcs
-    return (a, b) if cell.widths[1] == cell.H else (b, a)
+    return (b, a) if cell.widths[1] != cell.H and cell.widths[0] == cell.H else (a, b)
+
+
+def _begin_ok(chain, shapes):
+    """The begin states have the shape (B, H) of the cell's states."""
+    cell, (_, h2h) = chain[0]
+    return shapes[h2h.inputs[0]] == shapes[cell.c_prev]
 
 
 def _acyclic(g, chain):

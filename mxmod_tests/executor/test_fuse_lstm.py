@@ -295,3 +295,19 @@ def test_modified_and_bidirectional_stacks(kind):
                                    'zoneout': T}[kind]
     _close(out1, out0)
     _close(grad1, grad0)
+
+
+@pytest.mark.parametrize('width', [3, 4, 5])
+def test_single_step_with_other_state_width(width):
+    """One LSTMCell step whose begin h is not (B, H) (its h2h weight is (4H, width)): fused only
+    where the kernel's state shapes hold, the values are the step-by-step ones either way."""
+    H, B, I = 4, 2, 5
+    cell = mx.rnn.LSTMCell(H, prefix='s_')
+    out, states = cell(mx.sym.Variable('data'), [mx.sym.Variable('h0'), mx.sym.Variable('c0')])
+    sym = mx.sym.Group([out] + states)
+    shapes = {'data': (B, I), 'h0': (B, width), 'c0': (B, H)}
+    _, out0, grad0 = _run(sym, shapes, False)
+    fused, out1, grad1 = _run(sym, shapes, True)
+    assert _fused_steps(fused) == (1 if width == H else 0)
+    _close(out1, out0)
+    _close(grad1, grad0)
