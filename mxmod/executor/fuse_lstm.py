@@ -315,6 +315,10 @@ def _rewrite(plan, g, chains):
     for key, step in nodes:
         for s in step.outputs:
             made_by[s] = key
+    sources = set(plan.arg_slots) | set(plan.aux_slots) | set(made_by)
+    if any(s not in sources for _, step in nodes for s in step.inputs + step.aux) or \
+            any(s not in sources for s in plan.head_slots):
+        return None             # a value the rewritten plan would not compute
     waiting, readers = {}, {}
     for key, step in nodes:
         deps = {made_by[s] for s in step.inputs + step.aux if s in made_by} - {key}
