@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, gradient_writes, numerics, storage
+from . import buffers, fastpath, fuse_lstm, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward
 
 
@@ -20,7 +20,10 @@ class Executor(object):
     """A bound symbol. Created by ``Symbol.bind`` / ``Symbol.simple_bind``, not directly."""
 
     def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None,
-                 outputs=None, optimized=None):
+                 outputs=None, optimized=None, fuse=True):
+        self._unfused_plan, self._mirror = plan, mirror
+        if fuse:        # unrolled LSTMCell layers as one step each (fuse_lstm.py)
+            plan = fuse_lstm.fuse(plan, ctx, arrays, group2ctx, mirror)
         self._symbol = symbol
         self._optimized = optimized if optimized is not None else symbol
         self._ctx = ctx
@@ -175,6 +178,8 @@ class Executor(object):
                 raise MXNetError('forward: shape of %s must be %s, got %s'
                                  % (name, dst.shape, tuple(value.shape)))
             dst[:] = value
+        if PROFILER.symbolic and self._plan is not self._unfused_plan:
+            self._unfuse()
         threads.tick()
         self._load_inputs()
         self._derived.clear()
@@ -444,9 +449,14 @@ class Executor(object):
         """
         return gradient_writes.release_order(self)
 
+    def _unfuse(self):
+        """Run every operator of the graph from now on (fuse_lstm.unfuse)."""
+        fuse_lstm.unfuse(self)
+
     # ---- monitoring and utilities ------------------------------------------------
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
+        self._unfuse()
         self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
         self._user_monitor = (callback, monitor_all)     # reshape installs it on the new executor
 

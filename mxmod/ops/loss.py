@@ -14,7 +14,8 @@ _NORMALIZATIONS = ('null', 'batch', 'valid')
 def _softmax(xp, x, axis):
     """Numerically stable softmax along ``axis`` (float16 computed in float32)."""
     work = x.astype(np.float32) if x.dtype == np.float16 else x
-    e = xp.exp(work - work.max(axis=axis, keepdims=True))
+    e = work - work.max(axis=axis, keepdims=True)
+    xp.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
     return e.astype(x.dtype, copy=False)
 
@@ -39,6 +40,16 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     """``prob`` minus a (smoothed) one-hot of integer ``labels`` along ``axis``; labels outside
     [0, K) subtract nothing, as in MXNet."""
     k = prob.shape[axis]
+    if alpha == 0.0 and prob.ndim == 2 and axis == 1:
+        # rows x classes: subtract 1 at each row's label (the same values as the one-hot)
+        grad = prob.copy()
+        valid = (labels >= 0) & (labels < k)
+        rows = xp.arange(prob.shape[0])
+        if bool(valid.all()):
+            grad[rows, labels] -= 1
+        else:
+            grad[rows[valid], labels[valid]] -= 1
+        return grad
     shape = [1] * prob.ndim
     shape[axis] = k
     classes = xp.arange(k).reshape(shape)
@@ -159,7 +170,10 @@ class SoftmaxOutput(_LabelledLoss):
         grad = self._ignore(xp, _onehot_grad(xp, prob, used, 1, self.p.smooth_alpha), used, 1)
         count = {'null': 1, 'batch': labels.size}.get(self.p.normalization)
         count = count or self._valid_count(xp, labels)
-        return (grad * prob.dtype.type(self.p.grad_scale / count)).reshape(out.shape)
+        scale = self.p.grad_scale / count
+        if scale != 1.0:
+            grad *= prob.dtype.type(scale)
+        return grad.reshape(out.shape)
 
     def _multi_grad(self, xp, out, label):
         n, k = out.shape[0], out.shape[1]
