@@ -41,7 +41,7 @@ def __getattr__(name):
     # pylint: disable-next=import-outside-toplevel
     from .out_of_scope import OUT_OF_SCOPE, PARTLY_IN_SCOPE, placeholder
     if name in PARTLY_IN_SCOPE:
-        module = _importlib.import_module('.' + name, __name__)
+        module = _importlib.import_module('.' + PARTLY_IN_SCOPE[name], __name__)
     elif name in OUT_OF_SCOPE:
         module = placeholder(name)
     else:

@@ -220,6 +220,15 @@ class NDArray(object):
             return self
         return self.copyto(context)
 
+    def as_np_ndarray(self):
+        """This array as an ``mx.np.ndarray`` sharing its storage (no copy)."""
+        from ..numpy.multiarray import as_np  # pylint: disable=import-outside-toplevel
+        return as_np(self)
+
+    def as_nd_ndarray(self):
+        """This array as a legacy NDArray (itself)."""
+        return self
+
     def wait_to_read(self):
         """Block until pending writes finish (synchronizes the device stream on GPU)."""
         raise_deferred(self)
