@@ -1,7 +1,7 @@
 """``mx.gluon.Trainer``: applies an optimizer to a set of Parameters after each backward,
 reducing gradients across devices through a KVStore (mxmod's local or device store; none for
 one device) and updating the weights there or on each device."""
-from .. import optimizer as opt
+from .. import autograd, optimizer as opt
 from ..kvstore import KVStoreBase
 from ..module.kvstore_helpers import _create_kvstore
 from .parameter import Parameter
@@ -190,15 +190,18 @@ class Trainer(object):
         self._optimizer.set_learning_rate(lr)
 
     def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
-        self._prepare()
         idx = self._param2idx[parameter.name]
-        if full_idx and 'dist' not in self._kvstore.type:
-            if row_id.size != out.shape[0]:
-                raise AssertionError('row_sparse_pull: %d row ids for %d rows'
-                                     % (row_id.size, out.shape[0]))
-            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
-        else:
-            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
+        # the store writes the rows into the parameter's arrays, as MXNet's engine does, even
+        # inside autograd.record() (the write is not part of the recorded computation)
+        with autograd.pause(train_mode=autograd.is_training()):
+            self._prepare()
+            if full_idx and 'dist' not in self._kvstore.type:
+                if row_id.size != out.shape[0]:
+                    raise AssertionError('row_sparse_pull: %d row ids for %d rows'
+                                         % (row_id.size, out.shape[0]))
+                self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+            else:
+                self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
 
     def _check_and_rescale_grad(self, scale):
         if self._update_on_kvstore and self._distributed and self._kv_initialized and \

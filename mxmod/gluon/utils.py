@@ -99,7 +99,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
             flat = arr.reshape((-1,))
             squares.append(ndarray.dot(flat, flat).as_in_context(ctx))
         else:
-            squares.append(ndarray.square(arr.norm()).as_in_context(ctx))
+            squares.append(ndarray.square(ndarray.norm(arr)).as_in_context(ctx))
     total = ndarray.sqrt(ndarray.add_n(*squares))
     if check_isfinite and not np.isfinite(total.asscalar()):
         warnings.warn(UserWarning('nan or inf is detected. Clipping results will be undefined.'),

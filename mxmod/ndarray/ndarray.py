@@ -322,7 +322,8 @@ class NDArray(object):
 
     def __getattr__(self, name):
         # operator methods (x.sum(), x.exp(), ...) come from the imperative op table
-        if name.startswith('__'):
+        if name.startswith('_'):
+            # private names (unset slots such as _ag included) are never operator methods
             raise AttributeError(name)
         from . import op_methods  # pylint: disable=import-outside-toplevel
         return op_methods.bound(self, name)
