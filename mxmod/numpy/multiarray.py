@@ -226,12 +226,34 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
     def __getattr__(self, name):
         if name in _REDUCTIONS:
             return functools.partial(self._reduce, name)
-        bound = NDArray.__getattr__(self, name)
+        raise AttributeError('mxnet.numpy.ndarray object has no attribute %s' % name)
 
-        @functools.wraps(bound)
-        def call(*args, **kwargs):
-            return to_np_result(bound(*args, **kwargs))
-        return call
+    def transpose(self, *axes):
+        """The array with its axes permuted (reversed when none are given)."""
+        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+            axes = tuple(axes[0])
+        legacy = NDArray.__getattr__(self, 'transpose')
+        return as_np(legacy(axes=axes) if axes and axes != (None,) else legacy())
+
+    def swapaxes(self, axis1, axis2):
+        """The array with ``axis1`` and ``axis2`` interchanged."""
+        return as_np(NDArray.__getattr__(self, 'swapaxes')(dim1=axis1, dim2=axis2))
+
+    def clip(self, min=None, max=None):  # pylint: disable=redefined-builtin
+        """Values limited to [min, max]."""
+        low = -_np.inf if min is None else min
+        high = _np.inf if max is None else max
+        return as_np(NDArray.__getattr__(self, 'clip')(a_min=low, a_max=high))
+
+    def flatten(self, order='C'):  # pylint: disable=arguments-differ
+        """A 1-D copy of the values."""
+        if order != 'C':
+            raise NotImplementedError('flatten: only order C is supported')
+        return reshaped(NDArray.copy(self), (self.size,))
+
+    def squeeze(self, axis=None):  # pylint: disable=arguments-differ
+        """The array without its length-1 axes (or the given ones)."""
+        return reshaped(self, _numpy_shape(self.shape, 'squeeze', axis=axis))
 
     def __setitem__(self, key, value):
         if isinstance(key, tuple) and not key and self.ndim == 0:
@@ -265,7 +287,7 @@ def _wrap_method(name):
 
 
 for _name in ('__neg__', '__abs__', 'copy', 'as_in_context', 'detach', 'expand_dims',
-              'broadcast_to', 'broadcast_like', 'reshape_like', 'squeeze', 'flatten'):
+              'broadcast_to'):
     setattr(ndarray, _name, _wrap_method(_name))
 
 
