@@ -38,7 +38,8 @@ def trainer_net(mx):
 def set_values(mx, params, seed):
     rs = np.random.RandomState(seed)
     for name in sorted(params.keys()):
-        params[name].set_data(mx.nd.array(rs.uniform(-0.5, 0.5, params[name].shape)))
+        low, high = (0.5, 1.5) if name.endswith('running_var') else (-0.5, 0.5)
+        params[name].set_data(mx.nd.array(rs.uniform(low, high, params[name].shape)))
 
 
 def run_trainer(mx, name):
