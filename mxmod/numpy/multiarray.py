@@ -140,7 +140,7 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
         text = repr(self.asnumpy())
         if self._data.dtype == _np.float32:
             text = text.replace(', dtype=float32', '')
-        elif 'dtype=' not in text:
+        elif 'dtype=' not in text and self._data.dtype != _np.bool_:
             text = text[:-1] + ', dtype=%s)' % self._data.dtype
         if self._ctx.device_type != 'cpu':
             text = text[:-1] + ', ctx=%s)' % self._ctx

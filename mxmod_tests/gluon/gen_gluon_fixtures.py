@@ -6,7 +6,7 @@ oracle's Python):
 Writes fixtures/gluon_layers.npz and gluon_losses.npz (outputs and gradients of every case of
 layer_cases.py, imperative and hybridized), gluon_trainer.npz (parameters after Trainer
 steps), gluon_saveload.npz (bytes of files MXNet writes) and gluon_meta.json (Parameter
-names, prefixes, exported symbol JSON, mx.np results)."""
+names, prefixes, exported symbol JSON, mx.np results, the block_transcript lines)."""
 import json
 import os
 import sys
@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import layer_cases  # noqa: E402  pylint: disable=wrong-import-position
 import gluon_cases  # noqa: E402  pylint: disable=wrong-import-position
+import block_transcript  # noqa: E402  pylint: disable=wrong-import-position
 
 OUT = os.path.join(HERE, 'fixtures')
 
@@ -89,6 +90,7 @@ def main():
     counts = (layers(meta), losses(), trainer())
     saveload(meta)
     numpy_front_end(meta)
+    meta['transcript'] = block_transcript.transcript(mx)
     with open(os.path.join(OUT, 'gluon_meta.json'), 'w') as handle:
         json.dump(meta, handle, indent=1, sort_keys=True)
     print('wrote %d layer, %d loss and %d trainer arrays' % counts)

@@ -40,10 +40,15 @@ def test_layer_matches_mxnet(name, mode):
 @pytest.mark.parametrize('mode', MODES)
 @pytest.mark.parametrize('name', sorted(layer_cases.LOSSES))
 def test_loss_matches_mxnet(name, mode):
-    if mode == 'hybridized' and name in NOT_HYBRIDIZABLE:
-        pytest.skip('MXNet cannot hybridize %s; its imperative form is checked' % name)
+    if mode == 'hybridized' and name == 'sdml':
+        # SDMLLoss reads x.shape, which a Symbol lacks: MXNet cannot hybridize it either
+        with pytest.raises(AttributeError, match='shape'):
+            layer_cases.run_loss(mx, name, True)
+        return
     got = layer_cases.run_loss(mx, name, mode == 'hybridized')
-    want = _expected(LOSSES, name, mode)
+    # MXNet cannot hybridize PoissonNLLLoss(compute_full=True) (it uses *= on a Symbol);
+    # mxmod's hybridized form must give MXNet's imperative values
+    want = _expected(LOSSES, name, 'imperative' if name in NOT_HYBRIDIZABLE else mode)
     assert sorted(got) == sorted(want)
     for key, value in want.items():
         np.testing.assert_allclose(got[key], value, rtol=1e-4, atol=1e-5, err_msg=key)
