@@ -7,7 +7,6 @@ import tempfile
 import urllib.request
 import warnings
 import weakref
-from collections import OrderedDict
 
 import numpy as np
 
@@ -245,10 +244,3 @@ class HookHandle(object):
     def __exit__(self, ptype, value, trace):
         self.detach()
 
-
-def ordered_unique(items):
-    """The items in order without repeats (by identity)."""
-    seen = OrderedDict()
-    for item in items:
-        seen.setdefault(id(item), item)
-    return list(seen.values())
