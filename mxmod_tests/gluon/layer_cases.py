@@ -78,7 +78,17 @@ LAYERS = {
     'sequential': (lambda mx: _sequential(mx, False), [(4, 6)], {}),
     'custom_two_inputs': (lambda mx: _two_inputs(mx), [(3, 5), (3, 4)], {}),
     'contrib_hybridconcurrent': (lambda mx: _concurrent(mx), [(2, 3, 4)], {}),
+    'resnet_v1_basic_small': (lambda mx: _resnet(mx, 1), [(2, 3, 8, 8)], TRAIN),
+    'resnet_v2_bottleneck_small': (lambda mx: _resnet(mx, 2), [(2, 3, 8, 8)], TRAIN),
 }
+
+
+def _resnet(mx, version):
+    vision = mx.gluon.model_zoo.vision
+    if version == 1:
+        return vision.ResNetV1(vision.BasicBlockV1, [1, 1], [4, 4, 8], classes=3,
+                               thumbnail=True)
+    return vision.ResNetV2(vision.BottleneckV2, [1, 1], [4, 8, 16], classes=3)
 
 
 def _sequential(mx, hybrid):

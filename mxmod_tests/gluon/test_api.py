@@ -7,7 +7,7 @@ import mxmod as mx
 from mxmod.base import MXNetError
 
 
-@pytest.mark.parametrize('attr', ['data', 'model_zoo'])
+@pytest.mark.parametrize('attr', ['data'])
 def test_rest_of_gluon_is_out_of_scope(attr):
     with pytest.raises(MXNetError, match=r'mx\.gluon\.%s is not available.*HybridBlock.*'
                        r'Trainer.*recurrent cells' % attr):
