@@ -71,3 +71,10 @@ def test_op_hook_sees_every_operator():
     net(mx.nd.ones((2, 3)))
     assert names == [('dense_dense0_fwd_output', 'FullyConnected'),
                      ('dense_relu0_fwd_output', 'Activation')]
+    # with monitor_all, inputs as MXNet names them (Activation has no input names: input0)
+    names[:] = []
+    net.register_op_hook(lambda name, op, arr: names.append(name), monitor_all=True)
+    net(mx.nd.ones((2, 3)))
+    assert names == ['dense_dense0_fwd_data', 'dense_dense0_fwd_weight',
+                     'dense_dense0_fwd_bias', 'dense_dense0_fwd_output',
+                     'dense_relu0_fwd_input0', 'dense_relu0_fwd_output']
