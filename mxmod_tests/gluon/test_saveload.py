@@ -1,15 +1,18 @@
 """Files Gluon writes, byte for byte as MXNet 1.9.1 writes them (so real MXNet reads them),
 and files MXNet wrote loaded back: save_parameters / load_parameters, ParameterDict.save /
 load (with strip_prefix and restore_prefix), export to -symbol.json / -NNNN.params run by
-mx.mod.Module and SymbolBlock.imports, and Block.save / Block.load."""
+mx.mod.Module and SymbolBlock.imports, Block.save / Block.load, and (when the oracle venv is
+there) real MXNet running what mxmod wrote."""
 import json
 import os
+import subprocess
 
 import numpy as np
 import pytest
 
 import mxmod as mx
 
+from ..conftest import ORACLE_PYTHON, oracle_available
 from . import gluon_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -160,3 +163,37 @@ def test_block_save_and_load_model_json(tmp_path):
     other = _fresh_net()
     other.load(prefix)
     np.testing.assert_allclose(other(X).asnumpy(), SAVED['forward'], rtol=1e-5, atol=1e-6)
+
+
+_ORACLE_READER = r'''
+import sys, json
+import numpy as np
+import mxnet as mx
+folder = sys.argv[1]
+x = mx.nd.array(np.load(folder + '/x.npy'))
+block = mx.gluon.SymbolBlock.imports(folder + '/exp-symbol.json', ['data'],
+                                     folder + '/exp-0003.params')
+with mx.name.NameManager():
+    net = mx.gluon.nn.HybridSequential(prefix='model_')
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(3, activation='relu'), mx.gluon.nn.BatchNorm(),
+                mx.gluon.nn.Dense(2))
+net.load_parameters(folder + '/net.params')
+print(json.dumps([block(x).asnumpy().tolist(), net(x).asnumpy().tolist()]))
+'''
+
+
+@pytest.mark.skipif(not oracle_available(), reason='needs the MXNet 1.9.1 oracle venv')
+def test_real_mxnet_reads_what_mxmod_writes(tmp_path):
+    net = gluon_cases.saveload_net(mx)
+    for param in net.collect_params().values():      # values MXNet has not seen
+        param.set_data(param.data() * 1.5 + 0.25)
+    net.export(str(tmp_path / 'exp'), epoch=3)
+    net.save_parameters(str(tmp_path / 'net.params'))
+    np.save(str(tmp_path / 'x.npy'), gluon_cases.SAVELOAD_INPUT)
+    proc = subprocess.run([ORACLE_PYTHON, '-c', _ORACLE_READER, str(tmp_path)],
+                          capture_output=True, text=True, timeout=300, check=True)
+    from_symbol, from_params = json.loads(proc.stdout.strip().splitlines()[-1])
+    want = net(X).asnumpy()
+    np.testing.assert_allclose(from_symbol, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(from_params, want, rtol=1e-5, atol=1e-6)
