@@ -189,6 +189,11 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
         """This array itself."""
         return self
 
+    def copyto(self, other):
+        """Copy into ``other`` (an array, returned) or onto a Context (a new mx.np.ndarray)."""
+        result = NDArray.copyto(self, other)
+        return result if isinstance(other, NDArray) else as_np(result)
+
     def astype(self, dtype, copy=True):  # pylint: disable=arguments-differ
         """The array converted to ``dtype`` (itself when unchanged and ``copy`` is False)."""
         return as_np(NDArray.astype(self, dtype, copy=copy))

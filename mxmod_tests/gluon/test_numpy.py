@@ -55,6 +55,11 @@ def test_conversions_share_storage():
     with pytest.raises(ValueError, match='zero-copy as_np_ndarray'):
         mx.np.array(legacy)
     assert mx.np.array(np.arange(3, dtype=np.int64)).dtype == np.int64
+    moved = arr.copyto(mx.cpu(1))
+    assert type(moved) is mx.np.ndarray and moved.context == mx.cpu(1)
+    assert type(arr.as_in_context(mx.cpu(2))) is mx.np.ndarray
+    target = mx.nd.zeros((4,))
+    assert arr.copyto(target) is target and target.asnumpy().tolist() == [0, 10, 2, 3]
 
 
 def test_zero_size_and_scalars_need_numpy_shapes():
