@@ -2,9 +2,7 @@
 norm, file checks and downloads, and the small helpers the rest of Gluon shares."""
 import hashlib
 import os
-import shutil
-import tempfile
-import urllib.request
+import uuid
 import warnings
 import weakref
 
@@ -133,14 +131,17 @@ def replace_file(src, dst):
 
 
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
-    """Download ``url`` to ``path`` (a file, or a folder to put it in; default: the current
-    folder under the URL's last component) unless a file with the right SHA-1 is there.
+    """Download ``url`` (with ``requests``) to ``path``: a file name, or a folder to put the
+    URL's last component in (default: the current folder). Nothing is fetched when the file is
+    there (with the right SHA-1, if given) unless ``overwrite``. The data goes to a temporary
+    file first, so that processes downloading the same file at once leave one complete copy.
 
     Returns
     -------
     str
         The file name.
     """
+    import requests  # pylint: disable=import-outside-toplevel
     if path is None:
         fname = url.split('/')[-1]
         if not fname:
@@ -155,30 +156,42 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
     if not verify_ssl:
         warnings.warn('Unverified HTTPS request is being made (verify_ssl=False). Adding '
                       'certificate verification is strongly advised.')
-    if not overwrite and os.path.exists(fname) and (not sha1_hash or
-                                                    check_sha1(fname, sha1_hash)):
+    if not overwrite and os.path.exists(fname) and not (sha1_hash and
+                                                        not check_sha1(fname, sha1_hash)):
         return fname
-    folder = os.path.dirname(os.path.abspath(fname))
-    os.makedirs(folder, exist_ok=True)
-    context = None
-    if not verify_ssl:
-        import ssl  # pylint: disable=import-outside-toplevel
-        context = ssl._create_unverified_context()  # pylint: disable=protected-access
-    while True:
+    os.makedirs(os.path.dirname(os.path.abspath(fname)), exist_ok=True)
+    while retries + 1 > 0:
         try:
-            with urllib.request.urlopen(url, context=context) as response, \
-                    tempfile.NamedTemporaryFile(dir=folder, delete=False) as tmp:
-                shutil.copyfileobj(response, tmp)
-            replace_file(tmp.name, fname)
+            print('Downloading %s from %s...' % (fname, url))
+            response = requests.get(url, stream=True, verify=verify_ssl)
+            if response.status_code != 200:
+                raise RuntimeError('Failed downloading url %s' % url)
+            partial = '%s.%s' % (fname, uuid.uuid4())
+            with open(partial, 'wb') as handle:
+                for chunk in response.iter_content(chunk_size=1024):
+                    if chunk:
+                        handle.write(chunk)
+            if not os.path.exists(fname) or (sha1_hash and not check_sha1(fname, sha1_hash)):
+                replace_file(partial, fname)
+            else:
+                try:
+                    os.remove(partial)
+                except OSError:
+                    pass
+                warnings.warn('File %s exists in file system so the downloaded file is deleted'
+                              % fname)
             if sha1_hash and not check_sha1(fname, sha1_hash):
                 raise UserWarning('File %s is downloaded but the content hash does not match. '
                                   'The repo may be outdated or download may be incomplete.'
                                   % fname)
             return fname
-        except Exception:  # pylint: disable=broad-except
+        except Exception as err:  # pylint: disable=broad-except
             retries -= 1
             if retries <= 0:
-                raise
+                raise err
+            print('download failed due to %r, retrying, %d attempt%s left'
+                  % (err, retries, 's' if retries > 1 else ''))
+    return fname
 
 
 def _indent(text, spaces):
