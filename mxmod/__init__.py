@@ -1,5 +1,6 @@
-"""mxmod: MXNet 1.x's symbolic training stack (Symbol, Executor, Module, KVStore) in pure Python,
-on numpy (CPU), cupy (NVIDIA GPUs) and MPI. ``import mxmod as mx`` runs MXNet Module programs."""
+"""mxmod: MXNet 1.x's symbolic training stack (Symbol, Executor, Module, KVStore) and Gluon in
+pure Python, on numpy (CPU), cupy (NVIDIA GPUs) and MPI. ``import mxmod as mx`` runs MXNet
+Module and Gluon programs."""
 import importlib as _importlib
 
 from .base import MXNetError  # noqa: F401
