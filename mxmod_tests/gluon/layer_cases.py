@@ -228,6 +228,10 @@ LOSSES = {
                                                                  compute_full=True),
                          [((4, 3), 'pos'), ((4, 3), 'pos')]),
     'sdml': (lambda mx: mx.gluon.loss.SDMLLoss(), [((4, 3), 'pred'), ((4, 3), 'pred')]),
+    'ctc': (lambda mx: mx.gluon.loss.CTCLoss(), [((2, 6, 4), 'pred'), ((2, 3), 'token')]),
+    'ctc_tnc_lengths': (lambda mx: mx.gluon.loss.CTCLoss(layout='TNC', label_layout='TN'),
+                        [((6, 2, 4), 'pred'), ((3, 2), 'token'), ((2,), 'seqlen'),
+                         ((2,), 'labellen')]),
 }
 
 
@@ -250,6 +254,12 @@ def loss_inputs(name):
             value = rs.choice([-1.0, 1.0], size=shape)
         elif kind == 'bit':
             value = rs.choice([0.0, 1.0], size=shape)
+        elif kind == 'token':
+            value = rs.randint(0, 3, size=shape)
+        elif kind == 'seqlen':
+            value = np.array([6, 5][:shape[0]])
+        elif kind == 'labellen':
+            value = np.array([3, 2][:shape[0]])
         elif kind == 'pos':
             value = rs.uniform(0.5, 3.0, size=shape)
         else:

@@ -73,17 +73,22 @@ def test_sgd_step_is_the_numpy_formula():
                                1 - 0.5 * (np.array([1., 2., 3.]) / 2 + 0.1), rtol=1e-6)
 
 
-def test_save_and_load_states(tmp_path):
+@pytest.mark.parametrize('contexts', [1, 2])
+def test_save_and_load_states(tmp_path, contexts):
+    """Adam's states survive save_states / load_states, on the updater (one context) or in
+    the kvstore that updates (two contexts)."""
+    ctxs = [mx.cpu(i) for i in range(contexts)]
     net = gluon_cases.trainer_net(mx)
-    net.initialize()
+    net.initialize(ctx=ctxs)
     gluon_cases.set_values(mx, net.collect_params(), 5)
     trainer = mx.gluon.Trainer(net.collect_params(), 'adam', {'learning_rate': 0.01})
-    x, y = mx.nd.array(gluon_cases.TRAIN_X), mx.nd.array(gluon_cases.TRAIN_Y)
 
     def step():
+        xs = mx.gluon.utils.split_and_load(mx.nd.array(gluon_cases.TRAIN_X), ctxs)
+        ys = mx.gluon.utils.split_and_load(mx.nd.array(gluon_cases.TRAIN_Y), ctxs)
         with mx.autograd.record():
-            out = mx.gluon.loss.L2Loss()(net(x), y)
-        out.backward()
+            losses = [mx.gluon.loss.L2Loss()(net(x), y) for x, y in zip(xs, ys)]
+        mx.autograd.backward(losses)
         trainer.step(6)
 
     step()
