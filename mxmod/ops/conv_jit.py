@@ -1,0 +1,136 @@
+"""Convolution through the compiled kernels of :mod:`conv_kernels`: 2-D, one group, float32, on
+channels-last memory, with the interface of :mod:`conv_cl` (NCHW-shaped arguments in any memory
+order; results handed on as NCHW-shaped views of channels-last memory).
+
+- forward: the zero-padded channels-last input (a reused scratch buffer) and the weight as
+  (KH, KW, C, F) go to ``conv_kernels.forward``, which writes the output directly;
+- data gradient, stride 1 (padding at most the dilated kernel's reach, the input not much larger
+  than the output): the forward kernel again, correlating dy padded by ``(k-1)*dilate - pad``
+  with the flipped, transposed weight;
+- data gradient otherwise: ``conv_kernels.data_scatter`` adds each dy pixel's window into a
+  padded buffer, cropped afterwards;
+- weight gradient: ``conv_kernels.weight_grad``; bias gradient: per-filter sums of dy."""
+import numpy
+
+from . import conv_cl
+from . import convutil as cu
+from .bn_math import channel_sum
+
+__all__ = ['applies', 'forward', 'backward']
+
+LANES = 16
+
+
+def _kernels():
+    from . import conv_kernels  # pylint: disable=import-outside-toplevel
+    return conv_kernels
+
+
+def applies(x, w):
+    """Whether these kernels compute a convolution of ``x`` with ``w`` (float32 data and weight;
+    the caller has checked 2-D, one group)."""
+    return x.dtype == numpy.float32 and w.dtype == numpy.float32
+
+
+def _padded(n):
+    return -(-n // LANES) * LANES
+
+
+def _contiguous_nhwc(xp, x4, pad, name):
+    """``x4`` (N, H, W, C) zero-padded by ``pad`` as a C-contiguous array (scratch when padded)."""
+    if any(pad):
+        return conv_cl.pad_nhwc(xp, x4, pad, name)
+    return xp.ascontiguousarray(x4)
+
+
+def _filters_last(xp, w_taps, count):
+    """(KH, KW, A, count) weight view -> C-contiguous (KH, KW, A, count rounded up to 16)."""
+    pad = _padded(count) - count
+    if not pad:
+        return xp.ascontiguousarray(w_taps)
+    out = xp.zeros(w_taps.shape[:3] + (count + pad,), dtype=numpy.float32)
+    out[..., :count] = w_taps
+    return out
+
+
+def _run_forward(xp, x4, wk, bias, out_c, stride, dilate, pad, name):
+    """The forward kernel on channels-last ``x4`` with the (KH, KW, C, Fp) weight ``wk``; a new
+    (N, Ho, Wo, out_c) array."""
+    kernel = wk.shape[:2]
+    xpad = _contiguous_nhwc(xp, x4, pad, name)
+    n, hp, wp, c = xpad.shape
+    ho, wo = conv_cl.out_size(x4.shape[1:3], kernel, stride, dilate, pad)
+    y = xp.empty((n, ho, wo, out_c), dtype=numpy.float32)
+    if bias is None:
+        bias = xp.zeros(wk.shape[3], dtype=numpy.float32)
+    _kernels().forward(xpad.reshape(-1), wk.reshape(-1), bias, y.reshape(-1), n, hp, wp, c, ho,
+                       wo, out_c, wk.shape[3], kernel[0], kernel[1], stride[0], stride[1],
+                       dilate[0], dilate[1])
+    return y
+
+
+def forward(xp, x, w, bias, stride, dilate, pad):
+    """Convolution of NCHW-shaped ``x`` with ``w`` (F, C, KH, KW) (+ ``bias``); an NCHW-shaped
+    view of a channels-last result."""
+    f = w.shape[0]
+    wk = _filters_last(xp, w.transpose(2, 3, 1, 0), f)
+    if bias is not None:
+        full = xp.zeros(wk.shape[3], dtype=numpy.float32)
+        full[:f] = bias
+        bias = full
+    y = _run_forward(xp, conv_cl.nhwc(x), wk, bias, f, stride, dilate, pad, 'jit_x')
+    return conv_cl.as_nchw(y)
+
+
+def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
+    """Gradient (N, H, W, C) of the input from channels-last dy (N, Ho, Wo, F)."""
+    kernel = tuple(w.shape[2:])
+    n, c, h, wd = x_shape
+    if (stride == (1, 1) and all(p <= (k - 1) * d for k, d, p in zip(kernel, dilate, pad))
+            and h * wd <= 1.5 * dy4.shape[1] * dy4.shape[2]):
+        back = tuple((k - 1) * d - p for k, d, p in zip(kernel, dilate, pad))
+        wt = _filters_last(xp, w[:, :, ::-1, ::-1].transpose(2, 3, 0, 1), c)
+        return _run_forward(xp, dy4, wt, None, c, (1, 1), dilate, back, 'jit_dy')
+    f = w.shape[0]
+    wt = _filters_last(xp, w.transpose(2, 3, 0, 1), c)
+    cp = wt.shape[3]
+    dyc = xp.ascontiguousarray(dy4)
+    dxp = cu.scratch(xp, 'jit_dx', (n, h + 2 * pad[0], wd + 2 * pad[1], cp), numpy.float32)
+    dxp[...] = 0
+    _kernels().data_scatter(dyc.reshape(-1), wt.reshape(-1), dxp.reshape(-1), n, dy4.shape[1],
+                            dy4.shape[2], f, dxp.shape[1], dxp.shape[2], cp, kernel[0], kernel[1],
+                            stride[0], stride[1], dilate[0], dilate[1])
+    return xp.ascontiguousarray(dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c])
+
+
+def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
+    """Gradient (F, C, KH, KW) of the weight."""
+    f, c, kh, kw = w_shape
+    fp = _padded(f)
+    xpad = _contiguous_nhwc(xp, x4, pad, 'jit_x')
+    if fp == f:
+        dyp = xp.ascontiguousarray(dy4)
+    else:
+        dyp = cu.scratch(xp, 'jit_dyf', dy4.shape[:3] + (fp,), numpy.float32)
+        dyp[..., f:] = 0
+        dyp[..., :f] = dy4
+    dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
+    n, hp, wp = xpad.shape[:3]
+    _kernels().weight_grad(xpad.reshape(-1), dyp.reshape(-1), dw.reshape(-1), n, hp, wp, c,
+                           dy4.shape[1], dy4.shape[2], fp, kh, kw, stride[0], stride[1],
+                           dilate[0], dilate[1])
+    return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
+
+
+def backward(xp, x, w, dy, need, stride, dilate, pad):
+    """[data, weight, bias] gradients (None where not needed) of :func:`forward`: data as an
+    NCHW-shaped view of channels-last memory, weight (F, C, KH, KW), bias (F,)."""
+    dy4 = conv_cl.nhwc(dy)
+    grads = [None, None, None]
+    if need[1]:
+        grads[1] = _weight_grad(xp, conv_cl.nhwc(x), dy4, w.shape, stride, dilate, pad)
+    if need[0]:
+        grads[0] = conv_cl.as_nchw(_data_grad(xp, dy4, w, x.shape, stride, dilate, pad))
+    if need[2]:
+        grads[2] = channel_sum(xp, dy4, 3).astype(dy.dtype)
+    return grads
