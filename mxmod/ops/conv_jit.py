@@ -100,7 +100,9 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
     _kernels().data_scatter(dyc.reshape(-1), wt.reshape(-1), dxp.reshape(-1), n, dy4.shape[1],
                             dy4.shape[2], f, dxp.shape[1], dxp.shape[2], cp, kernel[0], kernel[1],
                             stride[0], stride[1], dilate[0], dilate[1])
-    return xp.ascontiguousarray(dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c])
+    dx = xp.empty((n, h, wd, c), dtype=numpy.float32)     # never the scratch buffer itself
+    dx[...] = dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c]
+    return dx
 
 
 def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):

@@ -3,6 +3,8 @@ from ..base import MXNetError
 from .accum import acc_sum, acc_mean_var
 from .base import Operator, Param, register, merge_shape
 from . import bn_math
+from . import bn_jit
+from . import jit
 
 __all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization', 'SyncBatchNorm']
 
@@ -111,6 +113,8 @@ class BatchNorm(Operator):
         if self.p.fix_gamma:
             gamma[...] = 1
         if self._fast(octx, x, gamma):
+            if jit.enabled() and bn_jit.applies(xp, x, gamma):
+                return list(bn_jit.train_forward(x, gamma, beta, self.p.eps, self._axis(x.ndim)))
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
             return [out, mean, invstd]
@@ -124,8 +128,12 @@ class BatchNorm(Operator):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         x, gamma, _ = inputs
         if self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype:
-            grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
-                                           outputs[2], self._axis(x.ndim), self.p.fix_gamma)
+            if jit.enabled() and bn_jit.applies(octx.xp, x, gamma):
+                grads = bn_jit.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
+                                              self._axis(x.ndim), self.p.fix_gamma)
+            else:
+                grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
+                                               outputs[2], self._axis(x.ndim), self.p.fix_gamma)
             self._update_moving(octx, x, outputs[1], outputs[2], aux)
             return list(grads)
         axes, shape = self._views(x)

@@ -130,3 +130,25 @@ def test_nan_propagates(compiled):
                              None, None)
     bad = np.isnan(y[0, 0])
     assert bad[1:4, 2:5].all() and bad.sum() == 9
+
+
+def test_results_never_share_scratch_memory(compiled):
+    """Kernels work in reused scratch buffers; no result may be one of them (an unpadded strided
+    1x1 convolution's data gradient once was), so results of earlier calls stay intact."""
+    cases = [((2, 16, 8, 8), 16, (1, 1), (2, 2), (0, 0)), ((2, 16, 8, 8), 16, (3, 3), (2, 2), (1, 1)),
+             ((2, 16, 8, 8), 16, (1, 1), (1, 1), (0, 0)), ((2, 16, 8, 8), 16, (3, 3), (1, 1), (0, 0))]
+    results = []
+    for xs, f, kernel, stride, pad in cases * 2:
+        x = np.random.RandomState(len(results)).randn(*xs).astype(np.float32)
+        w = np.random.RandomState(1).randn(f, xs[1], *kernel).astype(np.float32)
+        attrs = _conv_attrs(kernel, f, stride, pad, (1, 1), 1, True)
+        y, _ = _forward_backward(attrs, x, w, None, None)
+        dy = np.ones_like(y)
+        y, grads = _forward_backward(attrs, x, w, None, dy)
+        results.append((x, w, attrs, dy, [a.copy() for a in [y] + list(grads)], [y] + list(grads)))
+    for x, w, attrs, dy, copies, arrays in results:
+        for c, a in zip(copies, arrays):
+            np.testing.assert_array_equal(a, c)
+        _, again = _forward_backward(attrs, x, w, None, dy)
+        for c, a in zip(copies[1:], again):
+            np.testing.assert_array_equal(a, c)

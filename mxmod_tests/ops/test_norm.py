@@ -8,6 +8,7 @@ import pytest
 
 import mxmod as mx
 from mxmod.base import MXNetError
+from mxmod.ops import jit
 from mxmod.ops.base import OpContext
 from mxmod_tests.conftest import GOLDEN
 from mxmod_tests.ops import nn_oracle
@@ -234,15 +235,28 @@ def test_float32_reductions_over_large_batches_are_accurate():
     np.testing.assert_allclose(outs[1], x.astype(np.float64).mean(axis=0), rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize('layout', ['channels_first', 'channels_last', 'strided'])
-def test_batchnorm_float32_training_in_any_memory_order(layout):
-    """float32 training BatchNorm (bn_math's block sums) equals a float64 reference for data in
-    channels-first, channels-last (as convolutions produce it) or other memory, with a mean far
-    from zero and more rows than one summation block."""
+@pytest.mark.parametrize('compiled', [True, False], ids=['numba', 'numpy'])
+@pytest.mark.parametrize('layout', ['channels_first', 'channels_last', 'strided', 'axis_last'])
+def test_batchnorm_float32_training_in_any_memory_order(layout, compiled):
+    """float32 training BatchNorm (bn_math's block sums, or the compiled kernels of bn_kernels)
+    equals a float64 reference for data in channels-first, channels-last (as convolutions produce
+    it) or other memory, with a mean far from zero and more rows than one summation block."""
+    if compiled:
+        pytest.importorskip('numba')
+    previous = jit.set_enabled(compiled)
+    try:
+        _check_batchnorm_float32(layout)
+    finally:
+        jit.set_enabled(previous)
+
+
+def _check_batchnorm_float32(layout):
     x64 = rng.normal(5.0, 2.0, (40, 3, 9, 7))
     dy64 = rng.normal(0, 1, x64.shape)
     gamma, beta = rng.rand(3) + 0.5, rng.randn(3)
     x, dy = x64.astype(np.float32), dy64.astype(np.float32)
+    if layout == 'axis_last':   # dy in another memory order than x
+        dy = np.ascontiguousarray(dy.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     if layout == 'channels_last':
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     elif layout == 'strided':
