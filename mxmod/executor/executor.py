@@ -366,6 +366,18 @@ class Executor(object):
             grads[slot] = _accumulate(grads.get(slot), data)
         return grads
 
+    def _backward_outputs(self, step, octx):
+        """The forward outputs a backward step reads (``Operator.backward_outputs``; all of them
+        for the monitor, which reports every one), None for the others."""
+        which = step.op.backward_outputs
+        if which is None or self._monitor is not None:
+            return self._gather(step.outputs, octx.ctx)
+        read = self._gather([step.outputs[i] for i in which], octx.ctx)
+        outs = [None] * len(step.outputs)
+        for i, value in zip(which, read):
+            outs[i] = value
+        return outs
+
     def _backward_step(self, step, grads):
         octx = self._octx[step.index]
         with self._scope(octx.ctx):
@@ -383,7 +395,7 @@ class Executor(object):
             if any(g is None for g in ogs):
                 ogs = [g if g is not None else self._zeros(s) for g, s in zip(ogs, step.outputs)]
         ins = self._gather(step.inputs, octx.ctx) if step.read_inputs else step.no_inputs
-        outs = self._gather(step.outputs, octx.ctx) if step.read_outputs else step.no_outputs
+        outs = self._backward_outputs(step, octx) if step.read_outputs else step.no_outputs
         aux = self._gather(step.aux, octx.ctx) if step.aux else step.aux
         if self._monitor is not None:
             need = octx.need_grad

@@ -306,6 +306,8 @@ class Operator(object):
     inplace_ok = False       # with writes_out: octx.out may be the memory of an input (elementwise)
     mirror_cheap = False     # may be recomputed during backward when mirroring
     backward_uses = ('inputs', 'outputs')   # what backward reads (for memory planning)
+    backward_outputs = None  # with 'outputs' in backward_uses: the indices of the outputs backward
+                             # reads (None: all); the others are passed as None and not kept
     shares_derived = ()      # argument indices whose derived copies (octx.shared) pay off when
                              # several steps read the same array (a weight shared across steps)
 

@@ -4,6 +4,7 @@ the data (channels-last data gives channels-last outputs and gradients)."""
 import numpy as np
 
 from .bn_math import channel_matrix
+from .layout import out_like
 
 __all__ = ['applies', 'train_forward', 'train_backward']
 
@@ -27,6 +28,21 @@ def _like(mat, x, axis):
     return out, out.reshape(x.shape)
 
 
+def _into(out, mat, x, axis):
+    """``out`` (the executor's buffer for the output, or None) viewed in the memory order of
+    ``mat`` = channel_matrix(x), as (matrix view, array of x's shape); a new array where the
+    buffer cannot take that order."""
+    if out is not None and out.shape == x.shape and out.dtype == mat.dtype:
+        view = out_like(out, x)
+        if mat.ndim == 2:
+            moved = np.moveaxis(view, axis, -1)
+            if moved.flags.c_contiguous:
+                return moved.reshape(mat.shape), view
+        elif view.flags.c_contiguous:
+            return view.reshape(mat.shape), view
+    return _like(mat, x, axis)
+
+
 def _match(mat, a, axis):
     """``a`` (x's shape) in the memory layout of ``mat`` = channel_matrix(x)."""
     if mat.ndim == 2:
@@ -34,8 +50,9 @@ def _match(mat, a, axis):
     return np.ascontiguousarray(a).reshape(mat.shape)
 
 
-def train_forward(x, gamma, beta, eps, axis):
-    """(output, mean, 1/sqrt(var + eps)) with the batch's statistics."""
+def train_forward(x, gamma, beta, eps, axis, out=None):
+    """(output, mean, 1/sqrt(var + eps)) with the batch's statistics; the output is written into
+    ``out`` when given (and of a usable memory order)."""
     k = _kernels()
     mat = channel_matrix(np, x, axis)
     chans = x.shape[axis]
@@ -44,7 +61,7 @@ def train_forward(x, gamma, beta, eps, axis):
     count = x.size // chans
     invstd = 1 / np.sqrt(m2 / count + eps)
     mean32 = mean.astype(np.float32)
-    out_mat, out = _like(mat, x, axis)
+    out_mat, out = _into(out, mat, x, axis)
     scale = (gamma * invstd).astype(np.float32)
     (k.apply_last if mat.ndim == 2 else k.apply_first)(mat, mean32, scale, beta, out_mat)
     return out, mean32, invstd.astype(np.float32)

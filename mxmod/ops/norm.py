@@ -46,6 +46,9 @@ class BatchNorm(Operator):
     aux_states = ('moving_mean', 'moving_var')
     mirror_cheap = True
     backward_uses = ('inputs', 'outputs')
+    backward_outputs = (1, 2)   # mean and 1/std: the output itself is not kept for backward
+    writes_out = True           # the compiled kernels write the output into the executor's
+                                # buffer, which a following in-place Activation reuses
 
     def num_visible_outputs(self):
         return 3 if self.p.output_mean_var else 1
@@ -114,7 +117,9 @@ class BatchNorm(Operator):
             gamma[...] = 1
         if self._fast(octx, x, gamma):
             if jit.enabled() and bn_jit.applies(xp, x, gamma):
-                return list(bn_jit.train_forward(x, gamma, beta, self.p.eps, self._axis(x.ndim)))
+                out = octx.out[0] if octx.out else None
+                return list(bn_jit.train_forward(x, gamma, beta, self.p.eps, self._axis(x.ndim),
+                                                 out))
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
             return [out, mean, invstd]
@@ -363,6 +368,7 @@ class SyncBatchNorm(BatchNorm):
     biased variance; ``fix_gamma`` sets gamma to 1 in place and gives it a zero gradient."""
     op_name = '_contrib_SyncBatchNorm'
     aliases = ()
+    writes_out = False
     params = {'eps': Param('float', 1e-3), 'momentum': Param('float', 0.9),
               'fix_gamma': Param('bool', True), 'use_global_stats': Param('bool', False),
               'output_mean_var': Param('bool', False), 'ndev': Param('int', 1),

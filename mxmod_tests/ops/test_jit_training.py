@@ -81,3 +81,16 @@ def test_activation_gradient_one_pass(act, dtype, order):
     np.testing.assert_array_equal(y1, y0)
     np.testing.assert_allclose(dx1, dx0, rtol=1e-6 if dtype == np.float32 else 1e-14, atol=0)
     assert dx1.dtype == dtype and np.isnan(dx1[0, 0, 0]).all()
+
+
+def test_batchnorm_output_is_not_kept_for_backward():
+    """BatchNorm's backward reads its input, mean and 1/std only (as MXNet's): its output is not
+    kept, so the relu after it may overwrite it in place; gradients stay those of the numpy path."""
+    net = _residual_net()
+    exe = net.simple_bind(mx.cpu(), data=(4, 3, 12, 12))
+    plan = exe._plan
+    bn_steps = [s for s in plan.steps if s.op.op_name == 'BatchNorm' and s.name != 'bn0']
+    assert len(bn_steps) == 3 and all(s.outputs[0] not in exe._kept for s in bn_steps)
+    bn0 = [s for s in plan.steps if s.name == 'bn0'][0]
+    assert bn0.outputs[0] in exe._kept       # the convolution after it reads it in backward
+    assert all(s.outputs[1] in exe._kept and s.outputs[2] in exe._kept for s in bn_steps)
