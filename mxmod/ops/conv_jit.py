@@ -2,8 +2,9 @@
 channels-last memory, with the interface of :mod:`conv_cl` (NCHW-shaped arguments in any memory
 order; results handed on as NCHW-shaped views of channels-last memory).
 
-- forward: the zero-padded channels-last input (a reused scratch buffer) and the weight as
-  (KH, KW, C, F) go to ``conv_kernels.forward``, which writes the output directly;
+- forward: the channels-last input and the weight as (KH, KW, C, F) go to
+  ``conv_kernels.forward``, which writes the output directly (with padding, one image at a time
+  is copied into a small padded buffer that stays in cache; the batch is never padded);
 - data gradient, stride 1 (padding at most the dilated kernel's reach, the input not much larger
   than the output): the forward kernel again, correlating dy padded by ``(k-1)*dilate - pad``
   with the flipped, transposed weight;
@@ -36,11 +37,9 @@ def _padded(n):
     return -(-n // LANES) * LANES
 
 
-def _contiguous_nhwc(xp, x4, pad, name):
-    """``x4`` (N, H, W, C) zero-padded by ``pad`` as a C-contiguous array (scratch when padded)."""
-    if any(pad):
-        return conv_cl.pad_nhwc(xp, x4, pad, name)
-    return xp.ascontiguousarray(x4)
+def _contiguous(xp, x4):
+    """``x4`` (N, H, W, C) as a C-contiguous float32 array (itself when it is one already)."""
+    return xp.ascontiguousarray(x4, dtype=numpy.float32)
 
 
 def _filters_last(xp, w_taps, count):
@@ -53,19 +52,26 @@ def _filters_last(xp, w_taps, count):
     return out
 
 
-def _run_forward(xp, x4, wk, bias, out_c, stride, dilate, pad, name):
-    """The forward kernel on channels-last ``x4`` with the (KH, KW, C, Fp) weight ``wk``; a new
-    (N, Ho, Wo, out_c) array."""
+def _run_forward(xp, x4, wk, bias, out_c, stride, dilate, pad):
+    """The forward kernel on channels-last ``x4`` with the (KH, KW, C, Fp) weight ``wk``, the
+    padding implicit; a new (N, Ho, Wo, out_c) array."""
     kernel = wk.shape[:2]
-    xpad = _contiguous_nhwc(xp, x4, pad, name)
-    n, hp, wp, c = xpad.shape
-    ho, wo = conv_cl.out_size(x4.shape[1:3], kernel, stride, dilate, pad)
-    y = xp.empty((n, ho, wo, out_c), dtype=numpy.float32)
+    fp = wk.shape[3]
+    x = _contiguous(xp, x4)
+    n, h, w, c = x.shape
+    ho, wo = conv_cl.out_size((h, w), kernel, stride, dilate, pad)
+    if fp == out_c:
+        y = xp.empty((n, ho, wo, fp), dtype=numpy.float32)
+    else:       # whole vectors of filters: the kernel writes Fp channels, the first out_c are kept
+        y = cu.scratch(xp, 'jit_y', (n, ho, wo, fp), numpy.float32)
     if bias is None:
-        bias = xp.zeros(wk.shape[3], dtype=numpy.float32)
-    _kernels().forward(xpad.reshape(-1), wk.reshape(-1), bias, y.reshape(-1), n, hp, wp, c, ho,
-                       wo, out_c, wk.shape[3], kernel[0], kernel[1], stride[0], stride[1],
-                       dilate[0], dilate[1])
+        bias = xp.zeros(fp, dtype=numpy.float32)
+    buf = cu.scratch(xp, 'jit_image', ((h + 2 * pad[0]) * (w + 2 * pad[1]) * c,), numpy.float32)
+    _kernels().forward(x.reshape(-1), wk.reshape(-1), bias, y.reshape(-1), buf, n, h, w, c, ho,
+                       wo, fp, kernel[0], kernel[1], stride[0], stride[1], dilate[0], dilate[1],
+                       pad[0], pad[1])
+    if fp != out_c:
+        y = xp.ascontiguousarray(y[..., :out_c])
     return y
 
 
@@ -78,7 +84,7 @@ def forward(xp, x, w, bias, stride, dilate, pad):
         full = xp.zeros(wk.shape[3], dtype=numpy.float32)
         full[:f] = bias
         bias = full
-    y = _run_forward(xp, conv_cl.nhwc(x), wk, bias, f, stride, dilate, pad, 'jit_x')
+    y = _run_forward(xp, conv_cl.nhwc(x), wk, bias, f, stride, dilate, pad)
     return conv_cl.as_nchw(y)
 
 
@@ -90,7 +96,7 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
             and h * wd <= 1.5 * dy4.shape[1] * dy4.shape[2]):
         back = tuple((k - 1) * d - p for k, d, p in zip(kernel, dilate, pad))
         wt = _filters_last(xp, w[:, :, ::-1, ::-1].transpose(2, 3, 0, 1), c)
-        return _run_forward(xp, dy4, wt, None, c, (1, 1), dilate, back, 'jit_dy')
+        return _run_forward(xp, dy4, wt, None, c, (1, 1), dilate, back)
     f = w.shape[0]
     wt = _filters_last(xp, w.transpose(2, 3, 0, 1), c)
     cp = wt.shape[3]
@@ -109,18 +115,19 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
     """Gradient (F, C, KH, KW) of the weight."""
     f, c, kh, kw = w_shape
     fp = _padded(f)
-    xpad = _contiguous_nhwc(xp, x4, pad, 'jit_x')
+    x = _contiguous(xp, x4)
     if fp == f:
-        dyp = xp.ascontiguousarray(dy4)
+        dyp = _contiguous(xp, dy4)
     else:
         dyp = cu.scratch(xp, 'jit_dyf', dy4.shape[:3] + (fp,), numpy.float32)
         dyp[..., f:] = 0
         dyp[..., :f] = dy4
     dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
-    n, hp, wp = xpad.shape[:3]
-    _kernels().weight_grad(xpad.reshape(-1), dyp.reshape(-1), dw.reshape(-1), n, hp, wp, c,
+    n, h, w = x.shape[:3]
+    rows = xp.empty(dy4.shape[1], dtype=numpy.int64)
+    _kernels().weight_grad(x.reshape(-1), dyp.reshape(-1), dw.reshape(-1), rows, n, h, w, c,
                            dy4.shape[1], dy4.shape[2], fp, kh, kw, stride[0], stride[1],
-                           dilate[0], dilate[1])
+                           dilate[0], dilate[1], pad[0], pad[1])
     return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
 
 

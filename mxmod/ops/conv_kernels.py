@@ -3,9 +3,9 @@ present; :mod:`conv_jit` calls them and :mod:`conv_cl` is the numpy path they re
 
 Every array is C-contiguous float32 and passed flat with its dimensions:
 
-- input ``xp`` (N, Hp, Wp, C), already zero-padded; output ``y`` (N, Ho, Wo, F);
-- weight ``w`` (KH, KW, C, Fp), Fp = F rounded up to 16 with zero columns, so that a vector of 16
-  filters can always be loaded; ``bias`` (Fp,).
+- input ``x`` (N, H, W, C) (the padding is implicit); output ``y`` (N, Ho, Wo, Fp);
+- weight ``w`` (KH, KW, C, Fp), Fp = F rounded up to 16 with zero columns, so that vectors of 16
+  filters are always whole (the caller keeps the first F channels of y); ``bias`` (Fp,).
 
 The forward kernel computes blocks of 8 neighbouring output pixels of one row by 16 or 32 filters
 with the accumulators in vector registers: for each kernel tap and input channel, one load of the
@@ -14,7 +14,7 @@ gradient of a strided convolution adds each dy pixel's window back (``data_scatt
 gradient sums, per image, outer products of input channels and dy filters (``weight_grad``)."""
 from numba import njit
 
-from .simd import vzero, vload, vstore, vstore_n, sload, vfma_s, vadd
+from .simd import vzero, vload, vstore, sload, vfma_s, vadd
 
 __all__ = ['forward', 'data_scatter', 'weight_grad']
 
@@ -23,29 +23,19 @@ _OPTS = dict(cache=True, boundscheck=False, nogil=True)
 
 # ---- forward ----------------------------------------------------------------------------------
 @njit(**_OPTS)
-def _store8(y, ob, pitch, cnt, a0, a1, a2, a3, a4, a5, a6, a7):
-    if cnt >= 16:
-        vstore(y, ob, a0)
-        vstore(y, ob + pitch, a1)
-        vstore(y, ob + 2 * pitch, a2)
-        vstore(y, ob + 3 * pitch, a3)
-        vstore(y, ob + 4 * pitch, a4)
-        vstore(y, ob + 5 * pitch, a5)
-        vstore(y, ob + 6 * pitch, a6)
-        vstore(y, ob + 7 * pitch, a7)
-    else:
-        vstore_n(y, ob, a0, cnt)
-        vstore_n(y, ob + pitch, a1, cnt)
-        vstore_n(y, ob + 2 * pitch, a2, cnt)
-        vstore_n(y, ob + 3 * pitch, a3, cnt)
-        vstore_n(y, ob + 4 * pitch, a4, cnt)
-        vstore_n(y, ob + 5 * pitch, a5, cnt)
-        vstore_n(y, ob + 6 * pitch, a6, cnt)
-        vstore_n(y, ob + 7 * pitch, a7, cnt)
+def _store8(y, ob, pitch, a0, a1, a2, a3, a4, a5, a6, a7):
+    vstore(y, ob, a0)
+    vstore(y, ob + pitch, a1)
+    vstore(y, ob + 2 * pitch, a2)
+    vstore(y, ob + 3 * pitch, a3)
+    vstore(y, ob + 4 * pitch, a4)
+    vstore(y, ob + 5 * pitch, a5)
+    vstore(y, ob + 6 * pitch, a6)
+    vstore(y, ob + 7 * pitch, a7)
 
 
 @njit(**_OPTS)
-def _fwd_1x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, F, fb, KH, KW, ob):
+def _fwd_1x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, fb, KH, KW, ob):
     """8 pixels (input offsets xb + b*xs) by filters fb..fb+15."""
     a0 = vload(bias, fb)
     a1, a2, a3, a4, a5, a6, a7 = a0, a0, a0, a0, a0, a0, a0
@@ -63,11 +53,43 @@ def _fwd_1x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, F, fb, KH, KW, ob):
                 a5 = vfma_s(a5, sload(xp, q + c + 5 * xs), wv)
                 a6 = vfma_s(a6, sload(xp, q + c + 6 * xs), wv)
                 a7 = vfma_s(a7, sload(xp, q + c + 7 * xs), wv)
-    _store8(y, ob, F, F - fb, a0, a1, a2, a3, a4, a5, a6, a7)
+    _store8(y, ob, Fp, a0, a1, a2, a3, a4, a5, a6, a7)
 
 
 @njit(**_OPTS)
-def _fwd_2x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, F, fb, KH, KW, ob):
+def _fwd_1x16(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, fb, KH, KW, ob):
+    """16 pixels by filters fb..fb+15 (16 accumulators keep both FMA units busy)."""
+    a0 = vload(bias, fb)
+    a1, a2, a3, a4, a5, a6, a7 = a0, a0, a0, a0, a0, a0, a0
+    a8, a9, a10, a11, a12, a13, a14, a15 = a0, a0, a0, a0, a0, a0, a0, a0
+    for i in range(KH):
+        for j in range(KW):
+            q = xb + i * tap_h + j * tap_w
+            wb = (i * KW + j) * C * Fp + fb
+            for c in range(C):
+                wv = vload(w, wb + c * Fp)
+                a0 = vfma_s(a0, sload(xp, q + c), wv)
+                a1 = vfma_s(a1, sload(xp, q + c + xs), wv)
+                a2 = vfma_s(a2, sload(xp, q + c + 2 * xs), wv)
+                a3 = vfma_s(a3, sload(xp, q + c + 3 * xs), wv)
+                a4 = vfma_s(a4, sload(xp, q + c + 4 * xs), wv)
+                a5 = vfma_s(a5, sload(xp, q + c + 5 * xs), wv)
+                a6 = vfma_s(a6, sload(xp, q + c + 6 * xs), wv)
+                a7 = vfma_s(a7, sload(xp, q + c + 7 * xs), wv)
+                a8 = vfma_s(a8, sload(xp, q + c + 8 * xs), wv)
+                a9 = vfma_s(a9, sload(xp, q + c + 9 * xs), wv)
+                a10 = vfma_s(a10, sload(xp, q + c + 10 * xs), wv)
+                a11 = vfma_s(a11, sload(xp, q + c + 11 * xs), wv)
+                a12 = vfma_s(a12, sload(xp, q + c + 12 * xs), wv)
+                a13 = vfma_s(a13, sload(xp, q + c + 13 * xs), wv)
+                a14 = vfma_s(a14, sload(xp, q + c + 14 * xs), wv)
+                a15 = vfma_s(a15, sload(xp, q + c + 15 * xs), wv)
+    _store8(y, ob, Fp, a0, a1, a2, a3, a4, a5, a6, a7)
+    _store8(y, ob + 8 * Fp, Fp, a8, a9, a10, a11, a12, a13, a14, a15)
+
+
+@njit(**_OPTS)
+def _fwd_2x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, fb, KH, KW, ob):
     """8 pixels by filters fb..fb+31."""
     a0 = vload(bias, fb)
     b0 = vload(bias, fb + 16)
@@ -104,12 +126,12 @@ def _fwd_2x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, F, fb, KH, KW, ob):
                 s = sload(xp, q + c + 7 * xs)
                 a7 = vfma_s(a7, s, wv)
                 b7 = vfma_s(b7, s, wu)
-    _store8(y, ob, F, F - fb, a0, a1, a2, a3, a4, a5, a6, a7)
-    _store8(y, ob + 16, F, F - fb - 16, b0, b1, b2, b3, b4, b5, b6, b7)
+    _store8(y, ob, Fp, a0, a1, a2, a3, a4, a5, a6, a7)
+    _store8(y, ob + 16, Fp, b0, b1, b2, b3, b4, b5, b6, b7)
 
 
 @njit(**_OPTS)
-def _fwd_pixel(xp, w, bias, y, xb, tap_h, tap_w, C, Fp, F, fb, KH, KW, ob):
+def _fwd_pixel(xp, w, bias, y, xb, tap_h, tap_w, C, Fp, fb, KH, KW, ob):
     """One pixel by filters fb..fb+15 (the pixels left over by the 8-pixel blocks)."""
     a0 = vload(bias, fb)
     a1 = vzero()
@@ -124,42 +146,76 @@ def _fwd_pixel(xp, w, bias, y, xb, tap_h, tap_w, C, Fp, F, fb, KH, KW, ob):
                 c += 2
             if c < C:
                 a0 = vfma_s(a0, sload(xp, q + c), vload(w, wb + c * Fp))
-    a0 = vadd(a0, a1)
-    if F - fb >= 16:
-        vstore(y, ob, a0)
-    else:
-        vstore_n(y, ob, a0, F - fb)
+    vstore(y, ob, vadd(a0, a1))
 
 
 @njit(**_OPTS)
-def forward(xp, w, bias, y, N, Hp, Wp, C, Ho, Wo, F, Fp, KH, KW, SH, SW, DH, DW):
-    """y (N, Ho, Wo, F) = correlation of xp (N, Hp, Wp, C) with w (KH, KW, C, Fp) + bias."""
+def _stage(x, buf, n, H, W, C, PH, PW, Wp):
+    """The interior of buf (H + 2 PH, Wp, C) = image n of x (N, H, W, C); the padding around it
+    is zero already (written once by the caller)."""
+    rowlen = W * C
+    for r in range(H):
+        s = (n * H + r) * rowlen
+        o = ((r + PH) * Wp + PW) * C
+        k = 0
+        while k + 16 <= rowlen:
+            vstore(buf, o + k, vload(x, s + k))
+            k += 16
+        while k < rowlen:
+            buf[o + k] = x[s + k]
+            k += 1
+
+
+@njit(**_OPTS)
+def _image_rows(src, base, pitch, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW):
+    """Output rows of image n from ``src`` (the image's padded rows from offset ``base``, rows
+    ``pitch`` values apart)."""
     wide = Fp % 32 == 0
-    tap_h = DH * Wp * C
-    tap_w = DW * C
     xs = SW * C
-    for n in range(N):
-        for ho in range(Ho):
-            xrow = (n * Hp + ho * SH) * Wp * C
-            orow = (n * Ho + ho) * Wo * F
-            wo = 0
-            while wo + 8 <= Wo:
-                xb = xrow + wo * xs
-                ob = orow + wo * F
-                if wide:
-                    for fb in range(0, Fp, 32):
-                        _fwd_2x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, F, fb, KH, KW,
-                                 ob + fb)
-                else:
-                    for fb in range(0, Fp, 16):
-                        _fwd_1x8(xp, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, F, fb, KH, KW,
-                                 ob + fb)
-                wo += 8
-            while wo < Wo:
+    tap_w = DW * C
+    tap_h = DH * pitch
+    for ho in range(Ho):
+        xrow = base + ho * SH * pitch
+        orow = (n * Ho + ho) * Wo * Fp
+        wo = 0
+        while not wide and wo + 16 <= Wo:
+            for fb in range(0, Fp, 16):
+                _fwd_1x16(src, w, bias, y, xrow + wo * xs, xs, tap_h, tap_w, C, Fp, fb, KH, KW,
+                          orow + wo * Fp + fb)
+            wo += 16
+        while wo + 8 <= Wo:
+            xb = xrow + wo * xs
+            ob = orow + wo * Fp
+            if wide:
+                for fb in range(0, Fp, 32):
+                    _fwd_2x8(src, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, fb, KH, KW, ob + fb)
+            else:
                 for fb in range(0, Fp, 16):
-                    _fwd_pixel(xp, w, bias, y, xrow + wo * xs, tap_h, tap_w, C, Fp, F, fb, KH,
-                               KW, orow + wo * F + fb)
-                wo += 1
+                    _fwd_1x8(src, w, bias, y, xb, xs, tap_h, tap_w, C, Fp, fb, KH, KW, ob + fb)
+            wo += 8
+        while wo < Wo:
+            for fb in range(0, Fp, 16):
+                _fwd_pixel(src, w, bias, y, xrow + wo * xs, tap_h, tap_w, C, Fp, fb, KH, KW,
+                           orow + wo * Fp + fb)
+            wo += 1
+
+
+@njit(**_OPTS)
+def forward(x, w, bias, y, buf, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, PH, PW):
+    """y (N, Ho, Wo, Fp) = correlation of x (N, H, W, C), zero-padded by PH rows and PW columns,
+    with w (KH, KW, C, Fp), plus bias. With padding, each image is first copied into the padded
+    image buffer ``buf`` ((H + 2 PH) * (W + 2 PW) * C values, small enough to stay in cache
+    while the image's outputs are computed) instead of padding the whole batch."""
+    if PH > 0 or PW > 0:
+        Wp = W + 2 * PW
+        buf[:] = 0.0
+        for n in range(N):
+            _stage(x, buf, n, H, W, C, PH, PW, Wp)
+            _image_rows(buf, 0, Wp * C, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW)
+    else:
+        for n in range(N):
+            _image_rows(x, n * H * W * C, W * C, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW,
+                        DH, DW)
 
 
 # ---- data gradient of a strided convolution ---------------------------------------------------
@@ -220,7 +276,7 @@ def data_scatter(dy, wt, dxp, N, Ho, Wo, F, Hp, Wp, Cp, KH, KW, SH, SW, DH, DW):
 
 # ---- weight gradient --------------------------------------------------------------------------
 @njit(**_OPTS)
-def _wg_8x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
+def _wg_8x1(xp, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb, wb, db0):
     """dw[tap, c0..c0+7, fb..fb+15] += sum over one image's pixels of x[c] * dy[f]."""
     o = wb + c0 * Fp + fb
     a0 = vload(dw, o)
@@ -232,9 +288,11 @@ def _wg_8x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
     a6 = vload(dw, o + 6 * Fp)
     a7 = vload(dw, o + 7 * Fp)
     for ho in range(h0, h1):
-        q = xb + ho * SH * Wp * C + c0
-        d = db0 + ho * Wo * Fp + fb
-        for _ in range(Wo):
+        if rows[ho] < 0:
+            continue
+        q = xb + rows[ho] + c0
+        d = db0 + (ho * Wo + wlo) * Fp + fb
+        for _ in range(wlo, whi):
             g = vload(dy, d)
             a0 = vfma_s(a0, sload(xp, q), g)
             a1 = vfma_s(a1, sload(xp, q + 1), g)
@@ -257,7 +315,7 @@ def _wg_8x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
 
 
 @njit(**_OPTS)
-def _wg_4x2(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
+def _wg_4x2(xp, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb, wb, db0):
     """dw[tap, c0..c0+3, fb..fb+31] += one image's sum of x[c] * dy[f]."""
     o = wb + c0 * Fp + fb
     a0 = vload(dw, o)
@@ -269,9 +327,11 @@ def _wg_4x2(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
     b2 = vload(dw, o + 2 * Fp + 16)
     b3 = vload(dw, o + 3 * Fp + 16)
     for ho in range(h0, h1):
-        q = xb + ho * SH * Wp * C + c0
-        d = db0 + ho * Wo * Fp + fb
-        for _ in range(Wo):
+        if rows[ho] < 0:
+            continue
+        q = xb + rows[ho] + c0
+        d = db0 + (ho * Wo + wlo) * Fp + fb
+        for _ in range(wlo, whi):
             g = vload(dy, d)
             h = vload(dy, d + 16)
             s = sload(xp, q)
@@ -299,7 +359,7 @@ def _wg_4x2(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
 
 
 @njit(**_OPTS)
-def _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
+def _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb, wb, db0):
     """dw[tap, c0, fb..fb+15] += one image's sum (four pixels in flight)."""
     o = wb + c0 * Fp + fb
     a0 = vload(dw, o)
@@ -307,10 +367,12 @@ def _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
     a2 = vzero()
     a3 = vzero()
     for ho in range(h0, h1):
-        q = xb + ho * SH * Wp * C + c0
-        d = db0 + ho * Wo * Fp + fb
-        wo = 0
-        while wo + 4 <= Wo:
+        if rows[ho] < 0:
+            continue
+        q = xb + rows[ho] + c0
+        d = db0 + (ho * Wo + wlo) * Fp + fb
+        wo = wlo
+        while wo + 4 <= whi:
             a0 = vfma_s(a0, sload(xp, q), vload(dy, d))
             a1 = vfma_s(a1, sload(xp, q + xs), vload(dy, d + Fp))
             a2 = vfma_s(a2, sload(xp, q + 2 * xs), vload(dy, d + 2 * Fp))
@@ -318,7 +380,7 @@ def _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
             q += 4 * xs
             d += 4 * Fp
             wo += 4
-        while wo < Wo:
+        while wo < whi:
             a0 = vfma_s(a0, sload(xp, q), vload(dy, d))
             q += xs
             d += Fp
@@ -327,36 +389,47 @@ def _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb, db0):
 
 
 @njit(**_OPTS)
-def weight_grad(xp, dy, dw, N, Hp, Wp, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW):
-    """dw (KH, KW, C, Fp) += sum over images and pixels of xp (N, Hp, Wp, C) windows times dy
-    (N, Ho, Wo, Fp). Each image is taken a few output rows at a time (about 8 KB of dy), so that
-    the rows of dy and x that every tap and channel block reads again stay in the L1 cache."""
+def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, PH, PW):
+    """dw (KH, KW, C, Fp) += sum over images and pixels of the windows of x (N, H, W, C),
+    zero-padded by PH rows and PW columns, times dy (N, Ho, Wo, Fp). Taps that fall into the
+    padding are skipped (each tap sums over the output rows and columns it reads inside x), and
+    each image is taken a few output rows at a time (about 8 KB of dy), so that the rows of dy
+    and x that every tap and channel block reads again stay in the L1 cache. ``rows`` (Ho,) is
+    int64 scratch."""
     xs = SW * C
     wide = Fp % 32 == 0
-    rows = max(1, min(Ho, 8192 // (Wo * Fp * 4)))
+    chunk = max(1, min(Ho, 8192 // (Wo * Fp * 4)))
     for n in range(N):
         db0 = n * Ho * Wo * Fp
-        for h0 in range(0, Ho, rows):
-            h1 = min(h0 + rows, Ho)
+        for h0 in range(0, Ho, chunk):
+            h1 = min(h0 + chunk, Ho)
             for i in range(KH):
+                for ho in range(h0, h1):
+                    r = ho * SH + i * DH - PH
+                    rows[ho] = (r * W * C) if 0 <= r < H else -1
                 for j in range(KW):
-                    xb = ((n * Hp + i * DH) * Wp + j * DW) * C
+                    col = j * DW - PW
+                    wlo = max(0, -((col) // SW)) if col < 0 else 0
+                    whi = min(Wo, (W - 1 - col) // SW + 1) if W - 1 - col >= 0 else 0
+                    if whi <= wlo:
+                        continue
+                    xb = n * H * W * C + (wlo * SW + col) * C
                     wb = (i * KW + j) * C * Fp
                     c0 = 0
                     if wide:
                         while c0 + 4 <= C:
                             for fb in range(0, Fp, 32):
-                                _wg_4x2(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb,
-                                        wb, db0)
+                                _wg_4x2(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
+                                        fb, wb, db0)
                             c0 += 4
                     else:
                         while c0 + 8 <= C:
                             for fb in range(0, Fp, 16):
-                                _wg_8x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb,
-                                        wb, db0)
+                                _wg_8x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
+                                        fb, wb, db0)
                             c0 += 8
                     while c0 < C:
                         for fb in range(0, Fp, 16):
-                            _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, Wp, C, SH, Fp, c0, fb, wb,
-                                    db0)
+                            _wg_1x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb,
+                                    wb, db0)
                         c0 += 1
