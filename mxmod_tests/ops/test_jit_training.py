@@ -94,3 +94,43 @@ def test_batchnorm_output_is_not_kept_for_backward():
     bn0 = [s for s in plan.steps if s.name == 'bn0'][0]
     assert bn0.outputs[0] in exe._kept       # the convolution after it reads it in backward
     assert all(s.outputs[1] in exe._kept and s.outputs[2] in exe._kept for s in bn_steps)
+
+
+@pytest.mark.parametrize('kernel,stride', [((2, 2), (2, 2)), ((3, 3), (2, 2)), ((3, 2), (1, 2)),
+                                           ((2, 2), (3, 3))])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('order', ['c', 'channels_last', 'nhwc_layout', 'mixed'])
+def test_max_pooling_kernels_match_numpy(kernel, stride, dtype, order):
+    """Compiled max pooling: same maxima, the gradient to the first maximum of each window (ties
+    from rounding to few values, NaNs), overlapping windows adding up."""
+    rs = np.random.RandomState(5)
+    x = np.round(rs.randn(2, 5, 9, 8) * 2).astype(dtype)
+    x[0, 1, 2, 3] = np.nan
+    x[1, 4, 0:3, 0:3] = np.nan
+    attrs = {'kernel': kernel, 'stride': stride, 'pool_type': 'max'}
+    if order in ('channels_last', 'mixed'):   # mixed: dy C-ordered
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    elif order == 'nhwc_layout':
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        attrs['layout'] = 'NHWC'
+    op = make('Pooling', **attrs)
+    dy = None
+    results = []
+    for compiled in (True, False):
+        previous = jit.set_enabled(compiled)
+        try:
+            octx = OpContext(np, mx.cpu(), is_train=True)
+            outs = op.forward(octx, [x], [])
+            if dy is None:
+                dy = np.asarray(rs.randn(*outs[0].shape), dtype=dtype)
+                if order == 'channels_last':
+                    dy = np.ascontiguousarray(dy.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+            results.append((outs[0], op.backward(octx, [dy], [x], outs, [])[0]))
+        finally:
+            jit.set_enabled(previous)
+    (y1, dx1), (y0, dx0) = results
+    np.testing.assert_array_equal(y1, y0)
+    # overlapping windows add in another order
+    np.testing.assert_allclose(dx1, dx0, rtol=1e-6 if dtype == np.float32 else 1e-14, atol=0)
+    assert ((dx1 != 0) == (dx0 != 0)).all()
+    assert y1.dtype == dx1.dtype == dtype and dx1.shape == x.shape
