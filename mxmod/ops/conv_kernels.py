@@ -169,11 +169,15 @@ def _stage(x, buf, n, H, W, C, PH, PW, Wp):
 @njit(**_OPTS)
 def _image_rows(src, base, pitch, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW):
     """Output rows of image n from ``src`` (the image's padded rows from offset ``base``, rows
-    ``pitch`` values apart)."""
+    ``pitch`` values apart). Without dilation along W, a row of KW taps reads KW*C consecutive
+    values, taken as one tap of KW*C channels (the weight's memory is in that order already)."""
     wide = Fp % 32 == 0
     xs = SW * C
     tap_w = DW * C
     tap_h = DH * pitch
+    if DW == 1:
+        C = KW * C
+        KW = 1
     for ho in range(Ho):
         xrow = base + ho * SH * pitch
         orow = (n * Ho + ho) * Wo * Fp
@@ -399,6 +403,12 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
     xs = SW * C
     wide = Fp % 32 == 0
     chunk = max(1, min(Ho, 8192 // (Wo * Fp * 4)))
+    # without padding or dilation along W, a row of KW taps reads KW*C consecutive values at every
+    # output pixel: one tap of KW*C channels (dw's memory is in that order already)
+    CC = C
+    if PW == 0 and DW == 1:
+        CC = KW * C
+        KW = 1
     for n in range(N):
         db0 = n * Ho * Wo * Fp
         for h0 in range(0, Ho, chunk):
@@ -414,21 +424,21 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
                     if whi <= wlo:
                         continue
                     xb = n * H * W * C + (wlo * SW + col) * C
-                    wb = (i * KW + j) * C * Fp
+                    wb = (i * KW + j) * CC * Fp
                     c0 = 0
                     if wide:
-                        while c0 + 4 <= C:
+                        while c0 + 4 <= CC:
                             for fb in range(0, Fp, 32):
                                 _wg_4x2(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
                                         fb, wb, db0)
                             c0 += 4
                     else:
-                        while c0 + 8 <= C:
+                        while c0 + 8 <= CC:
                             for fb in range(0, Fp, 16):
                                 _wg_8x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
                                         fb, wb, db0)
                             c0 += 8
-                    while c0 < C:
+                    while c0 < CC:
                         for fb in range(0, Fp, 16):
                             _wg_1x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb,
                                     wb, db0)
