@@ -14,7 +14,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, models, register_model
 
 __all__ = ['F32x16', 'vzero', 'vbcast', 'vload', 'vload_n', 'vstore', 'vstore_n', 'sload',
-           'vfma_s', 'vfma', 'vadd', 'vmul', 'vmax', 'vsum']
+           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum']
 
 LANES = 16
 _FLOAT = ir.FloatType()
@@ -207,3 +207,11 @@ def vsum(typingctx, vec):
                       [ir.DoubleType(), dbl])
         return builder.call(fn, [ir.Constant(ir.DoubleType(), 0.0), wide])
     return types.float64(F32x16), codegen
+
+
+@intrinsic
+def vsub(typingctx, a, b):
+    """``a - b``."""
+    def codegen(context, builder, sig, args):
+        return builder.fsub(args[0], args[1])
+    return F32x16(F32x16, F32x16), codegen

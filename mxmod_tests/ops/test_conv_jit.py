@@ -15,7 +15,9 @@ rng = np.random.RandomState(7)
 
 CASES = [
     # x shape, F, kernel, stride, pad, dilate, no_bias
-    ((2, 16, 10, 12), 16, (3, 3), (1, 1), (1, 1), (1, 1), True),       # ResNet stage, pixel tail
+    ((2, 16, 10, 12), 16, (3, 3), (1, 1), (1, 1), (1, 1), True),       # Winograd, partial block
+    ((2, 32, 6, 10), 48, (3, 3), (1, 1), (1, 1), (1, 1), False),       # Winograd, 48 filters
+    ((2, 16, 9, 12), 16, (3, 3), (1, 1), (1, 1), (1, 1), True),        # odd height: direct
     ((3, 16, 32, 32), 32, (3, 3), (1, 1), (1, 1), (1, 1), False),      # 32 filters: 2x8 blocks
     ((2, 64, 8, 8), 64, (3, 3), (1, 1), (1, 1), (1, 1), True),
     ((2, 16, 17, 18), 32, (3, 3), (2, 2), (1, 1), (1, 1), True),       # strided, odd sizes
