@@ -14,7 +14,7 @@ gradient of a strided convolution adds each dy pixel's window back (``data_scatt
 gradient sums, per image, outer products of input channels and dy filters (``weight_grad``)."""
 from numba import njit
 
-from .simd import vzero, vload, vstore, sload, vfma_s, vadd
+from .simd import vzero, vload, vstore, sload, vfma_s, vadd, prefetch
 
 __all__ = ['forward', 'data_scatter', 'weight_grad']
 
@@ -167,7 +167,8 @@ def _stage(x, buf, n, H, W, C, PH, PW, Wp):
 
 
 @njit(**_OPTS)
-def _image_rows(src, base, pitch, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW):
+def _image_rows(src, base, pitch, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, x, nxt,
+                lines):
     """Output rows of image n from ``src`` (the image's padded rows from offset ``base``, rows
     ``pitch`` values apart). Without dilation along W, a row of KW taps reads KW*C consecutive
     values, taken as one tap of KW*C channels (the weight's memory is in that order already)."""
@@ -178,7 +179,12 @@ def _image_rows(src, base, pitch, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, 
     if DW == 1:
         C = KW * C
         KW = 1
+    per_row = (lines + Ho - 1) // Ho
     for ho in range(Ho):
+        # the next image's cache lines (x[nxt:], ``lines`` of them), spread over this image's
+        # rows, arrive while it computes
+        for k in range(ho * per_row, min((ho + 1) * per_row, lines)):
+            prefetch(x, nxt + k * 16)
         xrow = base + ho * SH * pitch
         orow = (n * Ho + ho) * Wo * Fp
         wo = 0
@@ -210,16 +216,19 @@ def forward(x, w, bias, y, buf, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, 
     with w (KH, KW, C, Fp), plus bias. With padding, each image is first copied into the padded
     image buffer ``buf`` ((H + 2 PH) * (W + 2 PW) * C values, small enough to stay in cache
     while the image's outputs are computed) instead of padding the whole batch."""
+    image = H * W * C
+    lines = (image + 15) // 16
     if PH > 0 or PW > 0:
         Wp = W + 2 * PW
         buf[:] = 0.0
         for n in range(N):
             _stage(x, buf, n, H, W, C, PH, PW, Wp)
-            _image_rows(buf, 0, Wp * C, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW)
+            _image_rows(buf, 0, Wp * C, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
+                        x, min(n + 1, N - 1) * image, lines)
     else:
         for n in range(N):
-            _image_rows(x, n * H * W * C, W * C, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW,
-                        DH, DW)
+            _image_rows(x, n * image, W * C, w, bias, y, n, C, Ho, Wo, Fp, KH, KW, SH, SW,
+                        DH, DW, x, min(n + 1, N - 1) * image, lines)
 
 
 # ---- data gradient of a strided convolution ---------------------------------------------------
@@ -413,6 +422,14 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
         db0 = n * Ho * Wo * Fp
         for h0 in range(0, Ho, chunk):
             h1 = min(h0 + chunk, Ho)
+            # the next chunk's rows of dy and x arrive while this one computes (the last
+            # chunk asks for the next image's first rows)
+            nd = db0 + h1 * Wo * Fp
+            for k in range(0, chunk * Wo * Fp, 16):
+                prefetch(dy, min(nd + k, N * Ho * Wo * Fp - 1))
+            nx = (n * H + min(h1 * SH, H - 1)) * W * C
+            for k in range(0, chunk * SH * W * C, 16):
+                prefetch(x, min(nx + k, N * H * W * C - 1))
             for i in range(KH):
                 for ho in range(h0, h1):
                     r = ho * SH + i * DH - PH

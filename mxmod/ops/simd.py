@@ -14,7 +14,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, models, register_model
 
 __all__ = ['F32x16', 'vzero', 'vbcast', 'vload', 'vload_n', 'vstore', 'vstore_n', 'sload',
-           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum']
+           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum', 'prefetch']
 
 LANES = 16
 _FLOAT = ir.FloatType()
@@ -215,3 +215,20 @@ def vsub(typingctx, a, b):
     def codegen(context, builder, sig, args):
         return builder.fsub(args[0], args[1])
     return F32x16(F32x16, F32x16), codegen
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Ask for the cache line holding ``arr.flat[idx]`` (a read, kept in all cache levels); no
+    effect on results, and no fault for an address past the end."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = builder.bitcast(_elem_ptr(context, builder, sig.args[0], args[0], args[1]),
+                              ir.IntType(8).as_pointer())
+        fn = _llvm_fn(builder, 'llvm.prefetch.p0', ir.VoidType(),
+                      [ir.IntType(8).as_pointer(), _I32, _I32, _I32])
+        builder.call(fn, [ptr, ir.Constant(_I32, 0), ir.Constant(_I32, 3), ir.Constant(_I32, 1)])
+        return context.get_dummy_value()
+    return types.none(arr, idx), codegen

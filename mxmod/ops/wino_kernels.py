@@ -13,7 +13,7 @@ bias) of every filter vector into y. C must be a multiple of 16; relative errors
 rounding (measured 2-4e-7 of the largest output, against 1-2e-7 for the direct kernels)."""
 from numba import njit
 
-from .simd import vzero, vload, vstore, sload, vfma_s, vadd, vsub
+from .simd import vzero, vload, vstore, sload, vfma_s, vadd, vsub, prefetch
 
 __all__ = ['forward']
 
@@ -213,9 +213,18 @@ def forward(x, U, bias, y, buf, V, M, N, H, W, C, Fp):
     TW = W // 2
     T = (H // 2) * TW
     wide = Fp % 32 == 0
+    image = H * W * C
+    lines = image // 16                 # cache lines of 16 values in one image
+    blocks = (T + 7) // 8
+    per_block = (lines + blocks - 1) // blocks
     for n in range(N):
         _stage(x, buf, n, H, W, C, Wp)
+        nxt = min(n + 1, N - 1) * image
         for t0 in range(0, T, 8):
+            # the next image's lines, spread over this image's blocks, arrive while it computes
+            first = (t0 // 8) * per_block
+            for k in range(first, min(first + per_block, lines)):
+                prefetch(x, nxt + k * 16)
             nb = min(8, T - t0)
             for b in range(8):
                 t = t0 + b if b < nb else t0
