@@ -10,6 +10,8 @@ over memory (statistics, then the normalised output), the backward two (the two 
 import numpy as np
 from numba import njit
 
+from .simd import vzero, vload, vstore, vadd, vsub, vfma
+
 __all__ = ['stats_last', 'stats_first', 'apply_last', 'apply_first', 'grad_sums_last',
            'grad_sums_first', 'grad_dx_last', 'grad_dx_first']
 
@@ -27,9 +29,58 @@ def _merge(mean, m2, c, count, nb, bmean, bm2):
 
 
 @njit(**_OPTS)
+def _block_stats16(flat, r0, r1, chans, cv, part):
+    """part[cv..cv+15] = sums, part[chans + cv..] = squared deviations from the block mean, of
+    rows r0..r1-1 of channels cv..cv+15 (accumulators in registers, two rows at a time)."""
+    a = vzero()
+    b = vzero()
+    r = r0
+    while r + 2 <= r1:
+        a = vadd(a, vload(flat, r * chans + cv))
+        b = vadd(b, vload(flat, (r + 1) * chans + cv))
+        r += 2
+    if r < r1:
+        a = vadd(a, vload(flat, r * chans + cv))
+    total = vadd(a, b)
+    vstore(part, cv, total)
+    for c in range(16):
+        part[2 * chans + cv + c] = part[cv + c] * np.float32(1.0 / (r1 - r0))
+    bm = vload(part, 2 * chans + cv)
+    a = vzero()
+    b = vzero()
+    r = r0
+    while r + 2 <= r1:
+        d = vsub(vload(flat, r * chans + cv), bm)
+        a = vfma(a, d, d)
+        e = vsub(vload(flat, (r + 1) * chans + cv), bm)
+        b = vfma(b, e, e)
+        r += 2
+    if r < r1:
+        d = vsub(vload(flat, r * chans + cv), bm)
+        a = vfma(a, d, d)
+    vstore(part, chans + cv, vadd(a, b))
+
+
+@njit(**_OPTS)
 def stats_last(x, mean, m2):
     """Per-channel mean and sum of squared deviations (float64 ``mean``, ``m2``) of x (M, C)."""
     rows, chans = x.shape
+    if chans % 16 == 0:
+        flat = x.reshape(-1)
+        part = np.empty(3 * chans, np.float32)
+        mean[:] = 0.0
+        m2[:] = 0.0
+        count = 0
+        for r0 in range(0, rows, BLOCK):
+            r1 = min(r0 + BLOCK, rows)
+            for cv in range(0, chans, 16):
+                _block_stats16(flat, r0, r1, chans, cv, part)
+            nb = r1 - r0
+            for c in range(chans):
+                _merge(mean, m2, c, count, nb, np.float64(part[2 * chans + c]),
+                       np.float64(part[chans + c]))
+            count += nb
+        return
     acc = np.zeros(chans, np.float32)
     bmean = np.zeros(chans, np.float32)
     mean[:] = 0.0
@@ -99,9 +150,49 @@ def apply_first(x, mean, scale, beta, out):
 
 
 @njit(**_OPTS)
+def _block_grad_sums16(xf, df, mean, r0, r1, chans, cv, part):
+    """part[cv..] = sum of dy, part[chans + cv..] = sum of dy * (x - mean) over rows r0..r1-1 of
+    channels cv..cv+15 (accumulators in registers)."""
+    m = vload(mean, cv)
+    a = vzero()
+    b = vzero()
+    a2 = vzero()
+    b2 = vzero()
+    r = r0
+    while r + 2 <= r1:
+        g = vload(df, r * chans + cv)
+        a = vadd(a, g)
+        b = vfma(b, g, vsub(vload(xf, r * chans + cv), m))
+        h = vload(df, (r + 1) * chans + cv)
+        a2 = vadd(a2, h)
+        b2 = vfma(b2, h, vsub(vload(xf, (r + 1) * chans + cv), m))
+        r += 2
+    if r < r1:
+        g = vload(df, r * chans + cv)
+        a = vadd(a, g)
+        b = vfma(b, g, vsub(vload(xf, r * chans + cv), m))
+    vstore(part, cv, vadd(a, a2))
+    vstore(part, chans + cv, vadd(b, b2))
+
+
+@njit(**_OPTS)
 def grad_sums_last(x, dy, mean, sdy, sdyx):
     """sdy = sum of dy, sdyx = sum of dy * (x - mean) per channel (float64) for (M, C) arrays."""
     rows, chans = x.shape
+    if chans % 16 == 0:
+        xf = x.reshape(-1)
+        df = dy.reshape(-1)
+        part = np.empty(2 * chans, np.float32)
+        sdy[:] = 0.0
+        sdyx[:] = 0.0
+        for r0 in range(0, rows, BLOCK):
+            r1 = min(r0 + BLOCK, rows)
+            for cv in range(0, chans, 16):
+                _block_grad_sums16(xf, df, mean, r0, r1, chans, cv, part)
+            for c in range(chans):
+                sdy[c] += part[c]
+                sdyx[c] += part[chans + c]
+        return
     a = np.zeros(chans, np.float32)
     b = np.zeros(chans, np.float32)
     sdy[:] = 0.0
