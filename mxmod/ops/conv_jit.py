@@ -13,7 +13,8 @@ order; results handed on as NCHW-shaped views of channels-last memory).
   with the flipped, transposed weight;
 - data gradient otherwise: ``conv_kernels.data_scatter`` adds each dy pixel's window into a
   padded buffer, cropped afterwards;
-- weight gradient: ``conv_kernels.weight_grad``; bias gradient: per-filter sums of dy."""
+- weight gradient: ``conv_kernels.weight_grad`` (Winograd's, ``wino_wgrad``, where the forward
+  uses Winograd); bias gradient: per-filter sums of dy."""
 import numpy
 
 from . import conv_cl
@@ -150,8 +151,18 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
         dyp = cu.scratch(xp, 'jit_dyf', dy4.shape[:3] + (fp,), numpy.float32)
         dyp[..., f:] = 0
         dyp[..., :f] = dy4
-    dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
     n, h, w = x.shape[:3]
+    if _winograd_fits((kh, kw), stride, dilate, pad, x.shape) and dy4.shape[1:3] == (h, w):
+        from . import wino_wgrad  # pylint: disable=import-outside-toplevel
+        du = xp.zeros((16, c, fp), dtype=numpy.float32)
+        buf = cu.scratch(xp, 'jit_image', ((h + 2) * (w + 2) * c,), numpy.float32)
+        tiles_in = cu.scratch(xp, 'jit_wino_v', (16 * wino_wgrad.TILES * c,), numpy.float32)
+        tiles_dy = cu.scratch(xp, 'jit_wino_m', (16 * wino_wgrad.TILES * fp,), numpy.float32)
+        wino_wgrad.weight_grad(x.reshape(-1), dyp.reshape(-1), du.reshape(-1), buf, tiles_in,
+                               tiles_dy, n, h, w, c, fp)
+        dw = xp.matmul(_KRON_G.T, du.reshape(16, -1)).reshape(kh, kw, c, fp)
+        return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
+    dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
     rows = xp.empty(dy4.shape[1], dtype=numpy.int64)
     _kernels().weight_grad(x.reshape(-1), dyp.reshape(-1), dw.reshape(-1), rows, n, h, w, c,
                            dy4.shape[1], dy4.shape[2], fp, kh, kw, stride[0], stride[1],
