@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, gradient_writes, numerics, storage
+from . import buffers, fastpath, fusion, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward
 
 
@@ -45,6 +45,7 @@ class Executor(object):
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
         numerics.install(self)
+        fusion.install(self)
 
     # ---- set-up -------------------------------------------------------------
     def _step_ctx(self, step):
@@ -178,6 +179,7 @@ class Executor(object):
         threads.tick()
         self._load_inputs()
         self._derived.clear()
+        fusion.activate(self, is_train and self._monitor is None and not PROFILER.symbolic)
         frees = self._free_train if is_train else self._free_infer
         # backward after an inference pass reruns that pass (see _values_for_backward); random
         # operators must then draw what they drew here (Dropout mode='always')

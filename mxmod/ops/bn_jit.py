@@ -50,32 +50,47 @@ def _match(mat, a, axis):
     return np.ascontiguousarray(a).reshape(mat.shape)
 
 
-def train_forward(x, gamma, beta, eps, axis, out=None):
+def _relu_kernels():
+    from . import bn_relu_kernels  # pylint: disable=import-outside-toplevel
+    return bn_relu_kernels
+
+
+def train_forward(x, gamma, beta, eps, axis, out=None, relu=False):
     """(output, mean, 1/sqrt(var + eps)) with the batch's statistics; the output is written into
-    ``out`` when given (and of a usable memory order)."""
+    ``out`` when given (and of a usable memory order); ``relu``: the output is relu'd (a fused
+    relu after it, see executor/fusion.py)."""
     k = _kernels()
     mat = channel_matrix(np, x, axis)
     chans = x.shape[axis]
     mean, m2 = np.empty(chans), np.empty(chans)
     (k.stats_last if mat.ndim == 2 else k.stats_first)(mat, mean, m2)
     count = x.size // chans
-    invstd = 1 / np.sqrt(m2 / count + eps)
+    invstd = (1 / np.sqrt(m2 / count + eps)).astype(np.float32)
     mean32 = mean.astype(np.float32)
     out_mat, out = _into(out, mat, x, axis)
-    scale = (gamma * invstd).astype(np.float32)
-    (k.apply_last if mat.ndim == 2 else k.apply_first)(mat, mean32, scale, beta, out_mat)
-    return out, mean32, invstd.astype(np.float32)
+    scale = gamma * invstd          # float32, as the fused backward recomputes it
+    kernels = _relu_kernels() if relu else k
+    (kernels.apply_last if mat.ndim == 2 else kernels.apply_first)(mat, mean32, scale, beta,
+                                                                   out_mat)
+    return out, mean32, invstd
 
 
-def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma):
-    """(dx, dgamma, dbeta) of training BatchNorm."""
+def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
+    """(dx, dgamma, dbeta) of training BatchNorm; with ``beta`` given, of BatchNorm followed by
+    relu (dy is the gradient of the relu'd output; the mask is recomputed from x)."""
     k = _kernels()
     mat = channel_matrix(np, x, axis)
     dmat = _match(mat, dy, axis)
     chans = x.shape[axis]
     count = x.size // chans
     sdy, sdyx = np.empty(chans), np.empty(chans)
-    (k.grad_sums_last if mat.ndim == 2 else k.grad_sums_first)(mat, dmat, mean, sdy, sdyx)
+    if beta is not None:
+        rk = _relu_kernels()
+        fwd_scale = gamma * invstd
+        (rk.grad_sums_last if mat.ndim == 2 else rk.grad_sums_first)(mat, dmat, mean, fwd_scale,
+                                                                     beta, sdy, sdyx)
+    else:
+        (k.grad_sums_last if mat.ndim == 2 else k.grad_sums_first)(mat, dmat, mean, sdy, sdyx)
     inv = invstd.astype(np.float64)
     dgamma = sdyx * inv
     scale = gamma.astype(np.float64) * inv
@@ -83,7 +98,11 @@ def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma):
     k_x = (-scale * dgamma * inv / count).astype(np.float32)
     k_0 = (-scale * sdy / count).astype(np.float32)
     dx_mat, dx = _like(mat, x, axis)
-    (k.grad_dx_last if mat.ndim == 2 else k.grad_dx_first)(
-        mat, dmat, mean, scale.astype(np.float32), k_x, k_0, dx_mat)
+    if beta is not None:
+        (rk.grad_dx_last if mat.ndim == 2 else rk.grad_dx_first)(
+            mat, dmat, mean, fwd_scale, beta, scale.astype(np.float32), k_x, k_0, dx_mat)
+    else:
+        (k.grad_dx_last if mat.ndim == 2 else k.grad_dx_first)(
+            mat, dmat, mean, scale.astype(np.float32), k_x, k_0, dx_mat)
     dgamma = np.zeros_like(gamma) if fix_gamma else dgamma.astype(gamma.dtype)
     return dx, dgamma, sdy.astype(gamma.dtype)

@@ -115,14 +115,22 @@ class BatchNorm(Operator):
         x, gamma, beta = inputs
         if self.p.fix_gamma:
             gamma[...] = 1
+        relu = octx.fused in ('bn_relu', 'bn_relu_fresh')
         if self._fast(octx, x, gamma):
             if jit.enabled() and bn_jit.applies(xp, x, gamma):
-                out = octx.out[0] if octx.out else None
+                out = octx.out[0] if octx.out and octx.fused != 'bn_relu_fresh' else None
                 return list(bn_jit.train_forward(x, gamma, beta, self.p.eps, self._axis(x.ndim),
-                                                 out))
+                                                 out, relu))
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
-            return [out, mean, invstd]
+            return [xp.maximum(out, 0, out=out) if relu else out, mean, invstd]
+        if relu:
+            outs = self._plain_forward(octx, x, gamma, beta, aux)
+            return [xp.maximum(outs[0], 0, out=outs[0])] + outs[1:]
+        return self._plain_forward(octx, x, gamma, beta, aux)
+
+    def _plain_forward(self, octx, x, gamma, beta, aux):
+        xp = octx.xp
         shape, ctype, xc, eps, mean, var = self._statistics(octx, x, gamma, aux)
         invstd = 1 / xp.sqrt(var + eps)
         scale = (gamma * invstd).reshape(shape)
@@ -130,15 +138,32 @@ class BatchNorm(Operator):
         return [out.astype(x.dtype, copy=False), mean.astype(ctype, copy=True),
                 invstd.astype(ctype, copy=False)]
 
+    def _relu_mask(self, octx, inputs, aux, dy):
+        """dy times the mask of the fused relu, from the BatchNorm output recomputed (numpy paths:
+        the same arithmetic as their forward, so the same mask)."""
+        saved = octx.fused, octx.out
+        octx.fused = octx.out = None        # the output buffer may hold another value by now
+        try:
+            y = self.forward(octx, list(inputs), aux)[0]
+        finally:
+            octx.fused, octx.out = saved
+        return dy * (y > 0)
+
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        x, gamma, _ = inputs
-        if self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype:
-            if jit.enabled() and bn_jit.applies(octx.xp, x, gamma):
-                grads = bn_jit.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
-                                              self._axis(x.ndim), self.p.fix_gamma)
-            else:
-                grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
-                                               outputs[2], self._axis(x.ndim), self.p.fix_gamma)
+        x, gamma, beta = inputs
+        relu = octx.fused in ('bn_relu', 'bn_relu_fresh')
+        fast = self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype
+        if fast and jit.enabled() and bn_jit.applies(octx.xp, x, gamma):
+            grads = bn_jit.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
+                                          self._axis(x.ndim), self.p.fix_gamma,
+                                          beta if relu else None)
+            self._update_moving(octx, x, outputs[1], outputs[2], aux)
+            return list(grads)
+        if relu:
+            out_grads = [self._relu_mask(octx, inputs, aux, out_grads[0])]
+        if fast:
+            grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
+                                           outputs[2], self._axis(x.ndim), self.p.fix_gamma)
             self._update_moving(octx, x, outputs[1], outputs[2], aux)
             return list(grads)
         axes, shape = self._views(x)

@@ -14,7 +14,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, models, register_model
 
 __all__ = ['F32x16', 'vzero', 'vbcast', 'vload', 'vload_n', 'vstore', 'vstore_n', 'sload',
-           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum', 'prefetch']
+           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum', 'prefetch', 'vpos']
 
 LANES = 16
 _FLOAT = ir.FloatType()
@@ -232,3 +232,12 @@ def prefetch(typingctx, arr, idx):
         builder.call(fn, [ptr, ir.Constant(_I32, 0), ir.Constant(_I32, 3), ir.Constant(_I32, 1)])
         return context.get_dummy_value()
     return types.none(arr, idx), codegen
+
+
+@intrinsic
+def vpos(typingctx, vec):
+    """1.0 in the lanes where ``vec > 0`` (an ordered comparison: NaN gives 0.0), else 0.0."""
+    def codegen(context, builder, sig, args):
+        cond = builder.fcmp_ordered('>', args[0], ir.Constant(_VEC, None))
+        return builder.select(cond, ir.Constant(_VEC, [1.0] * LANES), ir.Constant(_VEC, None))
+    return F32x16(F32x16), codegen

@@ -134,3 +134,35 @@ def test_max_pooling_kernels_match_numpy(kernel, stride, dtype, order):
     np.testing.assert_allclose(dx1, dx0, rtol=1e-6 if dtype == np.float32 else 1e-14, atol=0)
     assert ((dx1 != 0) == (dx0 != 0)).all()
     assert y1.dtype == dx1.dtype == dtype and dx1.shape == x.shape
+
+
+@pytest.mark.parametrize('kernels_at_run_time', [True, False])
+def test_batchnorm_relu_fusion_is_bit_identical(monkeypatch, kernels_at_run_time):
+    """The executor fuses each BatchNorm whose output only a relu reads (executor/fusion.py):
+    training gives the very same parameters as with the two operators apart (also when the
+    compiled kernels are switched off after binding: the numpy fallbacks of the fused pair)."""
+    results = {}
+    for fuse in ('1', '0'):
+        monkeypatch.setenv('MXMOD_FUSE_BN_RELU', fuse)
+        exe = _residual_net().simple_bind(mx.cpu(), data=(8, 3, 12, 12))
+        pairs = [(exe._plan.steps[a].name, exe._plan.steps[b].op.op_name)
+                 for a, b in exe._fusion_pairs]
+        assert len(pairs) == (2 if fuse == '1' else 0), pairs
+        monkeypatch.setattr(jit, '_STATE', dict(jit._STATE, enabled=kernels_at_run_time))
+        rs = np.random.RandomState(1)
+        for name, arr in exe.arg_dict.items():
+            arr[:] = rs.uniform(-0.5, 0.5, arr.shape)
+        for name, arr in exe.aux_dict.items():
+            arr[:] = 1.0 if name.endswith('var') else 0.0
+        for _ in range(3):
+            exe.forward(is_train=True)
+            exe.backward()
+            for name, grad in exe.grad_dict.items():
+                if name not in ('data', 'softmax_label'):
+                    exe.arg_dict[name][:] -= 0.1 * grad
+        results[fuse] = {k: v.asnumpy() for k, v in list(exe.arg_dict.items())
+                         + list(exe.aux_dict.items())}
+        results[fuse].update(('d_' + k, v.asnumpy()) for k, v in exe.grad_dict.items())
+        results[fuse]['out'] = exe.outputs[0].asnumpy()
+    for name, value in results['0'].items():
+        np.testing.assert_array_equal(results['1'][name], value, err_msg=name)
