@@ -6,7 +6,10 @@ numpy's argmax over the window picks), added into ``dx`` (windows may overlap)."
 import numpy as np
 from numba import njit
 
-__all__ = ['max_forward_last', 'max_forward_first', 'max_backward_last', 'max_backward_first']
+from .simd import vbcast, vhit, vload_n, vmax, vmaxnan, vmul, vsel, vstore_n, vsub, vzero
+
+__all__ = ['max_forward_last', 'max_forward_first', 'max_backward_last', 'max_backward_first',
+           'max_forward_last32', 'max_backward_disjoint32']
 
 _OPTS = dict(cache=True, boundscheck=False, nogil=True)
 
@@ -96,3 +99,64 @@ def max_backward_first(x, dy, dx, KH, KW, SH, SW):
                         b = v if take else b
                         arg = t if take else arg
                     dx[n, c, h0 + arg // KW, w0 + arg % KW] += dy[n, c, ho, wo]
+
+
+# ---- float32 channels-last, 16 channels at a time --------------------------------------------
+@njit(**_OPTS)
+def max_forward_last32(x, y, KH, KW, SH, SW):
+    """As :func:`max_forward_last` for float32, 16 channels per vector (masked at the end)."""
+    n_img, ho_n, wo_n, chans = y.shape
+    H, W = x.shape[1], x.shape[2]
+    xf = x.reshape(-1)
+    yf = y.reshape(-1)
+    for n in range(n_img):
+        for ho in range(ho_n):
+            for wo in range(wo_n):
+                base = ((n * H + ho * SH) * W + wo * SW) * chans
+                out = ((n * ho_n + ho) * wo_n + wo) * chans
+                for cv in range(0, chans, 16):
+                    cnt = min(16, chans - cv)
+                    m = vload_n(xf, base + cv, cnt)
+                    for t in range(1, KH * KW):
+                        off = ((t // KW) * W + t % KW) * chans
+                        m = vmaxnan(m, vload_n(xf, base + off + cv, cnt))
+                    vstore_n(yf, out + cv, m, cnt)
+
+
+@njit(**_OPTS)
+def max_backward_disjoint32(x, dy, dx, KH, KW):
+    """dx (N, H, W, C) of float32 max pooling whose windows do not overlap (stride = kernel):
+    written, not added (positions no window covers are zeroed), 16 channels per vector; the
+    window maximum is found again and dy goes to its first occurrence (first NaN)."""
+    n_img, ho_n, wo_n, chans = dy.shape
+    H, W = x.shape[1], x.shape[2]
+    xf = x.reshape(-1)
+    df = dy.reshape(-1)
+    of = dx.reshape(-1)
+    one = vbcast(np.float32(1.0))
+    for n in range(n_img):
+        for ho in range(ho_n):
+            for wo in range(wo_n):
+                base = ((n * H + ho * KH) * W + wo * KW) * chans
+                grad = ((n * ho_n + ho) * wo_n + wo) * chans
+                for cv in range(0, chans, 16):
+                    cnt = min(16, chans - cv)
+                    m = vload_n(xf, base + cv, cnt)
+                    for t in range(1, KH * KW):
+                        off = ((t // KW) * W + t % KW) * chans
+                        m = vmaxnan(m, vload_n(xf, base + off + cv, cnt))
+                    g = vload_n(df, grad + cv, cnt)
+                    done = vzero()
+                    for t in range(KH * KW):
+                        off = base + ((t // KW) * W + t % KW) * chans + cv
+                        h = vhit(vload_n(xf, off, cnt), m)
+                        vstore_n(of, off, vsel(vmul(h, vsub(one, done)), g), cnt)
+                        done = vmax(done, h)
+        for h in range(ho_n * KH, H):       # rows and columns no window reaches
+            for w in range(W):
+                for c in range(chans):
+                    dx[n, h, w, c] = 0.0
+        for h in range(ho_n * KH):
+            for w in range(wo_n * KW, W):
+                for c in range(chans):
+                    dx[n, h, w, c] = 0.0

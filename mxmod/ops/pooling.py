@@ -188,8 +188,8 @@ class Pooling(Operator):
         kernels, order, (kernel, stride, _, out) = fast
         if order == 'last':
             y = np.empty((x.shape[0],) + out + (x.shape[1],), dtype=x.dtype)
-            kernels.max_forward_last(x.transpose(0, 2, 3, 1), y, kernel[0], kernel[1], stride[0],
-                                     stride[1])
+            run = kernels.max_forward_last32 if x.dtype == np.float32 else kernels.max_forward_last
+            run(x.transpose(0, 2, 3, 1), y, kernel[0], kernel[1], stride[0], stride[1])
             y = y.transpose(0, 3, 1, 2)
         else:
             y = np.empty(x.shape[:2] + out, dtype=x.dtype)
@@ -200,10 +200,16 @@ class Pooling(Operator):
     def _compiled_backward(self, x, dy, layout, fast):
         kernels, order, (kernel, stride, _, _) = fast
         if order == 'last':     # dy (a quarter of x's size or less) copied into x's order if need be
-            dx = np.zeros((x.shape[0],) + x.shape[2:] + (x.shape[1],), dtype=x.dtype)
-            kernels.max_backward_last(x.transpose(0, 2, 3, 1),
-                                      np.ascontiguousarray(dy.transpose(0, 2, 3, 1)), dx,
-                                      kernel[0], kernel[1], stride[0], stride[1])
+            dy4 = np.ascontiguousarray(dy.transpose(0, 2, 3, 1))
+            shape = (x.shape[0],) + x.shape[2:] + (x.shape[1],)
+            if x.dtype == np.float32 and tuple(stride) == tuple(kernel):
+                dx = np.empty(shape, dtype=x.dtype)
+                kernels.max_backward_disjoint32(x.transpose(0, 2, 3, 1), dy4, dx, kernel[0],
+                                                kernel[1])
+            else:
+                dx = np.zeros(shape, dtype=x.dtype)
+                kernels.max_backward_last(x.transpose(0, 2, 3, 1), dy4, dx, kernel[0], kernel[1],
+                                          stride[0], stride[1])
             dx = dx.transpose(0, 3, 1, 2)
         else:
             dx = np.zeros_like(x)

@@ -14,7 +14,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic, models, register_model
 
 __all__ = ['F32x16', 'vzero', 'vbcast', 'vload', 'vload_n', 'vstore', 'vstore_n', 'sload',
-           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum', 'prefetch', 'vpos']
+           'vfma_s', 'vfma', 'vadd', 'vsub', 'vmul', 'vmax', 'vsum', 'prefetch', 'vpos',
+           'vmaxnan', 'vhit', 'vsel']
 
 LANES = 16
 _FLOAT = ir.FloatType()
@@ -241,3 +242,34 @@ def vpos(typingctx, vec):
         cond = builder.fcmp_ordered('>', args[0], ir.Constant(_VEC, None))
         return builder.select(cond, ir.Constant(_VEC, [1.0] * LANES), ir.Constant(_VEC, None))
     return F32x16(F32x16), codegen
+
+
+@intrinsic
+def vmaxnan(typingctx, a, b):
+    """Lane-wise maximum that a NaN wins (``b`` where ``b > a`` or ``b`` is NaN, else ``a``):
+    folding a window's values in order gives numpy's maximum of them."""
+    def codegen(context, builder, sig, args):
+        take = builder.or_(builder.fcmp_ordered('>', args[1], args[0]),
+                           builder.fcmp_unordered('uno', args[1], args[1]))
+        return builder.select(take, args[1], args[0])
+    return F32x16(F32x16, F32x16), codegen
+
+
+@intrinsic
+def vhit(typingctx, v, m):
+    """1.0 in the lanes where ``v == m`` or both are NaN, else 0.0."""
+    def codegen(context, builder, sig, args):
+        both_nan = builder.and_(builder.fcmp_unordered('uno', args[0], args[0]),
+                                builder.fcmp_unordered('uno', args[1], args[1]))
+        hit = builder.or_(builder.fcmp_ordered('==', args[0], args[1]), both_nan)
+        return builder.select(hit, ir.Constant(_VEC, [1.0] * LANES), ir.Constant(_VEC, None))
+    return F32x16(F32x16, F32x16), codegen
+
+
+@intrinsic
+def vsel(typingctx, mask, a):
+    """``a`` in the lanes where ``mask`` is not zero, else 0.0 (a NaN in ``a`` does not leak)."""
+    def codegen(context, builder, sig, args):
+        keep = builder.fcmp_unordered('!=', args[0], ir.Constant(_VEC, None))
+        return builder.select(keep, args[1], ir.Constant(_VEC, None))
+    return F32x16(F32x16, F32x16), codegen
