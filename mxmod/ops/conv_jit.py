@@ -132,9 +132,10 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
     dyc = xp.ascontiguousarray(dy4)
     dxp = cu.scratch(xp, 'jit_dx', (n, h + 2 * pad[0], wd + 2 * pad[1], cp), numpy.float32)
     dxp[...] = 0
-    _kernels().data_scatter(dyc.reshape(-1), wt.reshape(-1), dxp.reshape(-1), n, dy4.shape[1],
-                            dy4.shape[2], f, dxp.shape[1], dxp.shape[2], cp, kernel[0], kernel[1],
-                            stride[0], stride[1], dilate[0], dilate[1])
+    from . import conv_scatter  # pylint: disable=import-outside-toplevel
+    conv_scatter.data_scatter(dyc.reshape(-1), wt.reshape(-1), dxp.reshape(-1), n,
+                              dy4.shape[1], dy4.shape[2], f, dxp.shape[1], dxp.shape[2], cp,
+                              kernel[0], kernel[1], stride[0], stride[1], dilate[0], dilate[1])
     dx = xp.empty((n, h, wd, c), dtype=numpy.float32)     # never the scratch buffer itself
     dx[...] = dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c]
     return dx
@@ -164,7 +165,8 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
         return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
     dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
     rows = xp.empty(dy4.shape[1], dtype=numpy.int64)
-    _kernels().weight_grad(x.reshape(-1), dyp.reshape(-1), dw.reshape(-1), rows, n, h, w, c,
+    from . import conv_wgrad  # pylint: disable=import-outside-toplevel
+    conv_wgrad.weight_grad(x.reshape(-1), dyp.reshape(-1), dw.reshape(-1), rows, n, h, w, c,
                            dy4.shape[1], dy4.shape[2], fp, kh, kw, stride[0], stride[1],
                            dilate[0], dilate[1], pad[0], pad[1])
     return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
