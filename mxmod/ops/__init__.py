@@ -5,7 +5,8 @@ import warnings
 
 from .base import OPS, Operator, OpContext, Param, register, get_op  # noqa: F401
 
-_MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm', 'loss', 'shape',
+_MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm',
+            'sync_batchnorm', 'loss', 'shape',
             'shape_join', 'shape_broadcast', 'indexing', 'indexing_nd', 'reduce', 'ordering',
             'matrix', 'sequence', 'rnn', 'random', 'custom', 'optimizer_ops', 'misc',
             'math_special', 'stats', 'array_extra', 'amp', 'im2col', 'linalg', 'linalg_copy',
