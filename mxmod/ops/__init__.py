@@ -5,9 +5,10 @@ import warnings
 
 from .base import OPS, Operator, OpContext, Param, register, get_op  # noqa: F401
 
-_MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm', 'loss', 'shape',
-            'shape_join', 'shape_broadcast', 'indexing', 'indexing_values', 'indexing_nd', 'reduce', 'ordering',
-            'matrix', 'sequence', 'rnn', 'random', 'random_index', 'custom', 'optimizer_ops', 'misc',
+_MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm',
+            'sync_batchnorm', 'loss', 'shape', 'shape_join', 'shape_broadcast', 'indexing',
+            'indexing_values', 'indexing_nd', 'reduce', 'ordering', 'matrix', 'sequence', 'rnn',
+            'random', 'random_index', 'custom', 'optimizer_ops', 'misc',
             'math_special', 'stats', 'array_extra', 'amp', 'im2col', 'linalg', 'linalg_copy',
             'linalg_decomp', 'spatial', 'roi', 'correlation', 'norm_extra', 'image_ops',
             'contrib_misc', 'resize_ops', 'boxes', 'box_coder', 'multibox', 'ctc', 'image_color',

@@ -9,6 +9,7 @@ from .indexing import scatter_rows
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from .layout import out_like
+from . import act_jit, jit
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout', 'Embedding']
 
@@ -159,13 +160,25 @@ class Activation(Operator):
     def forward(self, octx, inputs, aux):
         x = inputs[0]
         out = out_like(octx.out[0], x) if octx.out else None
+        if octx.fused == 'relu_after_bn':       # the BatchNorm before it applied the relu
+            if out is None:
+                return [x]
+            if not np.shares_memory(out, x):
+                out[...] = x
+            return [out]
         if out is not None and self.p.act_type in _ACT_INTO:
             _ACT_INTO[self.p.act_type](octx.xp, x, out)
             return [out]
         return [self._fn(octx.xp, x).astype(x.dtype, copy=False)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
+        if octx.fused == 'relu_after_bn':       # the BatchNorm before it applies the mask
+            return [out_grads[0]]
         y = outputs[0]
+        if self.p.act_type in act_jit.GRADS and octx.xp is np and jit.enabled():
+            dx = act_jit.grad(self.p.act_type, y, out_grads[0])
+            if dx is not None:
+                return [dx]
         return [self._grad(octx.xp, inputs[0], y, out_grads[0]).astype(y.dtype, copy=False)]
 
     def setup(self):

@@ -1,10 +1,13 @@
-"""Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, LRN and L2Normalization."""
+"""Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, LRN and L2Normalization
+(SyncBatchNorm: sync_batchnorm.py)."""
 from ..base import MXNetError
 from .accum import acc_sum, acc_mean_var
 from .base import Operator, Param, register, merge_shape
 from . import bn_math
+from . import bn_jit
+from . import jit
 
-__all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization', 'SyncBatchNorm']
+__all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization']
 
 
 def _param_type(data_type):
@@ -44,6 +47,9 @@ class BatchNorm(Operator):
     aux_states = ('moving_mean', 'moving_var')
     mirror_cheap = True
     backward_uses = ('inputs', 'outputs')
+    backward_outputs = (1, 2)   # mean and 1/std: the output itself is not kept for backward
+    writes_out = True           # the compiled kernels write the output into the executor's
+                                # buffer, which a following in-place Activation reuses
 
     def num_visible_outputs(self):
         return 3 if self.p.output_mean_var else 1
@@ -110,10 +116,22 @@ class BatchNorm(Operator):
         x, gamma, beta = inputs
         if self.p.fix_gamma:
             gamma[...] = 1
+        relu = octx.fused in ('bn_relu', 'bn_relu_fresh')
         if self._fast(octx, x, gamma):
+            if jit.enabled() and bn_jit.applies(xp, x, gamma):
+                out = octx.out[0] if octx.out and octx.fused != 'bn_relu_fresh' else None
+                return list(bn_jit.train_forward(x, gamma, beta, self.p.eps, self._axis(x.ndim),
+                                                 out, relu))
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
-            return [out, mean, invstd]
+            return [xp.maximum(out, 0, out=out) if relu else out, mean, invstd]
+        if relu:
+            outs = self._plain_forward(octx, x, gamma, beta, aux)
+            return [xp.maximum(outs[0], 0, out=outs[0])] + outs[1:]
+        return self._plain_forward(octx, x, gamma, beta, aux)
+
+    def _plain_forward(self, octx, x, gamma, beta, aux):
+        xp = octx.xp
         shape, ctype, xc, eps, mean, var = self._statistics(octx, x, gamma, aux)
         invstd = 1 / xp.sqrt(var + eps)
         scale = (gamma * invstd).reshape(shape)
@@ -121,9 +139,30 @@ class BatchNorm(Operator):
         return [out.astype(x.dtype, copy=False), mean.astype(ctype, copy=True),
                 invstd.astype(ctype, copy=False)]
 
+    def _relu_mask(self, octx, inputs, aux, dy):
+        """dy times the mask of the fused relu, from the BatchNorm output recomputed (numpy paths:
+        the same arithmetic as their forward, so the same mask)."""
+        saved = octx.fused, octx.out
+        octx.fused = octx.out = None        # the output buffer may hold another value by now
+        try:
+            y = self.forward(octx, list(inputs), aux)[0]
+        finally:
+            octx.fused, octx.out = saved
+        return dy * (y > 0)
+
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        x, gamma, _ = inputs
-        if self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype:
+        x, gamma, beta = inputs
+        relu = octx.fused in ('bn_relu', 'bn_relu_fresh')
+        fast = self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype
+        if fast and jit.enabled() and bn_jit.applies(octx.xp, x, gamma):
+            grads = bn_jit.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
+                                          self._axis(x.ndim), self.p.fix_gamma,
+                                          beta if relu else None)
+            self._update_moving(octx, x, outputs[1], outputs[2], aux)
+            return list(grads)
+        if relu:
+            out_grads = [self._relu_mask(octx, inputs, aux, out_grads[0])]
+        if fast:
             grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
                                            outputs[2], self._axis(x.ndim), self.p.fix_gamma)
             self._update_moving(octx, x, outputs[1], outputs[2], aux)
@@ -341,72 +380,3 @@ class L2Normalization(Operator):
         shape = tuple(1 if i in axes else d for i, d in enumerate(y.shape))
         norm = outputs[1].reshape(shape)
         return [(dy - y * (dy * y).sum(axis=axes, keepdims=True)) / norm]
-
-
-# ---- SyncBatchNorm (contrib) ------------------------------------------------------------------
-@register
-class SyncBatchNorm(BatchNorm):
-    """Batch normalisation over every axis except axis 1, with the batch statistics shared by
-    the ``ndev`` devices of one ``key`` (one process here: the local batch is the whole batch).
-
-    As MXNet 1.9.1's contrib SyncBatchNorm: outputs output, mean and var where var is the biased
-    batch variance (BatchNorm gives 1/sqrt(var + eps) there); outside training the mean and var
-    outputs are zeros. The moving statistics are updated by the training backward pass with the
-    biased variance; ``fix_gamma`` sets gamma to 1 in place and gives it a zero gradient."""
-    op_name = '_contrib_SyncBatchNorm'
-    aliases = ()
-    params = {'eps': Param('float', 1e-3), 'momentum': Param('float', 0.9),
-              'fix_gamma': Param('bool', True), 'use_global_stats': Param('bool', False),
-              'output_mean_var': Param('bool', False), 'ndev': Param('int', 1),
-              'key': Param('str')}
-
-    def setup(self):
-        if self.p.ndev < 1:
-            raise MXNetError('SyncBatchNorm: ndev must be at least 1, got %d' % self.p.ndev)
-
-    def _axis(self, ndim):
-        if ndim < 2:
-            raise MXNetError('SyncBatchNorm: data must have at least 2 dimensions (batch, '
-                             'channel, ...), got %d' % ndim)
-        return 1
-
-    def forward(self, octx, inputs, aux):
-        xp = octx.xp
-        x, gamma, beta = inputs
-        if self.p.fix_gamma:
-            gamma[...] = 1
-        shape, ctype, xc, eps, mean, var = self._statistics(octx, x, gamma, aux)
-        if self._batch_mode(octx):
-            stats = [mean.astype(ctype, copy=True), var.astype(ctype, copy=True)]
-        else:
-            stats = [xp.zeros_like(aux[0]), xp.zeros_like(aux[1])]
-        scale = (gamma / xp.sqrt(var + eps)).reshape(shape)
-        out = (xc - mean.reshape(shape)) * scale + beta.reshape(shape)
-        return [out.astype(x.dtype, copy=False)] + stats
-
-    def backward(self, octx, out_grads, inputs, outputs, aux):
-        xp = octx.xp
-        x, gamma, _ = inputs
-        axes, shape = self._views(x)
-        ctype = gamma.dtype
-        eps = ctype.type(self.p.eps)
-        xc = x.astype(ctype, copy=False)
-        dy = out_grads[0].astype(ctype, copy=False)
-        g = gamma.reshape(shape)
-        if self._batch_mode(octx):
-            mean, var = outputs[1], outputs[2]
-            invstd = 1 / xp.sqrt(var + eps)
-            xhat = (xc - mean.reshape(shape)) * invstd.reshape(shape)
-            dx = _norm_backward(xp, dy * g, xhat, invstd.reshape(shape), axes)
-            if aux and aux[0] is not None:
-                mom = self.p.momentum
-                aux[0][...] = aux[0] * mom + mean * (1 - mom)
-                aux[1][...] = aux[1] * mom + var * (1 - mom)
-        else:
-            invstd = 1 / xp.sqrt(aux[1] + eps)
-            xhat = (xc - aux[0].reshape(shape)) * invstd.reshape(shape)
-            dx = dy * g * invstd.reshape(shape)
-        dgamma = acc_sum(xp, dy * xhat, axes)
-        if self.p.fix_gamma:
-            dgamma = xp.zeros_like(dgamma)
-        return [dx.astype(x.dtype, copy=False), dgamma, acc_sum(xp, dy, axes)]

@@ -56,8 +56,10 @@ def test_mirroring_on_gpu_gives_the_cpu_gradients(gpus, monkeypatch):
         grads[ctx] = {k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None}
         if mirror == '1':
             assert any(s.mirror for s in exe._plan.steps)
+    # two float32 BatchNorm implementations (the CPU's compiled kernels, the device's array code),
+    # each within 1.5e-6 of float64 here, round differently: compare to a few float32 roundings
     for name, want in grads[mx.cpu()].items():
-        np.testing.assert_allclose(grads[mx.gpu(1)][name], want, rtol=1e-5, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(grads[mx.gpu(1)][name], want, rtol=1e-5, atol=5e-6, err_msg=name)
 
 
 def test_two_bit_compression_and_row_sparse_pull_on_gpus(gpus):
