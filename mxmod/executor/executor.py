@@ -12,7 +12,7 @@ from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, fuse_lstm, gradient_writes, numerics, storage
+from . import buffers, fastpath, fuse_lstm, fusion, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward
 
 
@@ -48,6 +48,7 @@ class Executor(object):
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
         numerics.install(self)
+        fusion.install(self)
 
     # ---- set-up -------------------------------------------------------------
     def _step_ctx(self, step):
@@ -183,6 +184,7 @@ class Executor(object):
         threads.tick()
         self._load_inputs()
         self._derived.clear()
+        fusion.activate(self, is_train and self._monitor is None and not PROFILER.symbolic)
         frees = self._free_train if is_train else self._free_infer
         # backward after an inference pass reruns that pass (see _values_for_backward); random
         # operators must then draw what they drew here (Dropout mode='always')
@@ -371,6 +373,18 @@ class Executor(object):
             grads[slot] = _accumulate(grads.get(slot), data)
         return grads
 
+    def _backward_outputs(self, step, octx):
+        """The forward outputs a backward step reads (``Operator.backward_outputs``; all of them
+        for the monitor, which reports every one), None for the others."""
+        which = step.op.backward_outputs
+        if which is None or self._monitor is not None:
+            return self._gather(step.outputs, octx.ctx)
+        read = self._gather([step.outputs[i] for i in which], octx.ctx)
+        outs = [None] * len(step.outputs)
+        for i, value in zip(which, read):
+            outs[i] = value
+        return outs
+
     def _backward_step(self, step, grads):
         octx = self._octx[step.index]
         with self._scope(octx.ctx):
@@ -388,7 +402,7 @@ class Executor(object):
             if any(g is None for g in ogs):
                 ogs = [g if g is not None else self._zeros(s) for g, s in zip(ogs, step.outputs)]
         ins = self._gather(step.inputs, octx.ctx) if step.read_inputs else step.no_inputs
-        outs = self._gather(step.outputs, octx.ctx) if step.read_outputs else step.no_outputs
+        outs = self._backward_outputs(step, octx) if step.read_outputs else step.no_outputs
         aux = self._gather(step.aux, octx.ctx) if step.aux else step.aux
         if self._monitor is not None:
             need = octx.need_grad

@@ -175,7 +175,9 @@ class Plan(object):
         if 'inputs' in uses:
             reads += step.inputs
         if 'outputs' in uses:
-            reads += step.outputs
+            which = step.op.backward_outputs
+            reads += (step.outputs if which is None
+                      else [step.outputs[i] for i in which if i < len(step.outputs)])
         return reads
 
     def _expand_mirrored(self, kept):

@@ -269,9 +269,13 @@ class OpContext(object):
         of the graph: a cache, common to the executor's steps and emptied before every forward,
         for arrays derived from such an argument (keyed by ``id`` of the argument, holding the
         argument itself to guard the key).
+    fused : str or None
+        Set by the executor (executor/fusion.py) on a BatchNorm ('bn_relu', or 'bn_relu_fresh'
+        when its output must be a new array) and the relu that alone reads its output
+        ('relu_after_bn') while the two run fused.
     """
     __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out', 'grad_out',
-                 'shared')
+                 'shared', 'fused')
 
     def __init__(self, xp, ctx, is_train=False, need_grad=None, out_shapes=None):
         self.xp = xp
@@ -283,6 +287,7 @@ class OpContext(object):
         self.out = None
         self.grad_out = None
         self.shared = None
+        self.fused = None
 
     @property
     def rng(self):
@@ -306,6 +311,8 @@ class Operator(object):
     inplace_ok = False       # with writes_out: octx.out may be the memory of an input (elementwise)
     mirror_cheap = False     # may be recomputed during backward when mirroring
     backward_uses = ('inputs', 'outputs')   # what backward reads (for memory planning)
+    backward_outputs = None  # with 'outputs' in backward_uses: the indices of the outputs backward
+                             # reads (None: all); the others are passed as None and not kept
     shares_derived = ()      # argument indices whose derived copies (octx.shared) pay off when
                              # several steps read the same array (a weight shared across steps)
 

@@ -1,11 +1,15 @@
 """Convolution and Deconvolution over 1, 2 or 3 spatial axes (im2col + matrix products).
 
 Importing this module also registers Pooling (``pooling.py``) and UpSampling (``upsampling.py``)."""
+import numpy
+
 from ..base import MXNetError
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
 from . import conv_cl
+from . import conv_jit
+from . import jit
 
 __all__ = ['Convolution', 'Deconvolution']
 
@@ -177,24 +181,31 @@ class Convolution(_ConvBase):
         outs[0] = cu.shape_from_cf(out, self.layout)
         return ins, outs
 
-    def _channels_last(self, x):
-        """2-D, one group, NCHW or NHWC, kernels up to 3x3 and at least 4 input channels (fewer
-        make column runs too short to gain; 5x5 LeNet-style layers measured no faster): the
-        channels-last kernels (conv_cl.py) apply."""
-        return (self.nd == 2 and self.p.num_group == 1 and self.layout in ('NCHW', 'NHWC')
-                and max(self.kernel) <= 3 and x.shape[1 if self.layout == 'NCHW' else 3] >= 4)
+    def _channels_last(self, xp, inputs):
+        """The channels-last module that computes this convolution, or None: 2-D, one group,
+        NCHW or NHWC; float32 on numpy with numba: the compiled kernels (conv_jit.py); else
+        kernels up to 3x3 and at least 4 input channels (fewer make column runs too short to
+        gain; 5x5 LeNet-style layers measured no faster): numpy's (conv_cl.py)."""
+        if not (self.nd == 2 and self.p.num_group == 1 and self.layout in ('NCHW', 'NHWC')):
+            return None
+        x = inputs[0]
+        if xp is numpy and jit.enabled() and conv_jit.applies(x, inputs[1]):
+            return conv_jit
+        if max(self.kernel) <= 3 and x.shape[1 if self.layout == 'NCHW' else 3] >= 4:
+            return conv_cl
+        return None
 
-    def _cl_forward(self, xp, inputs):
+    def _cl_forward(self, xp, mod, inputs):
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         bias = None if self.p.no_bias else inputs[2].reshape(-1)
-        y = conv_cl.forward(xp, x, w, bias, self.stride, self.dilate, self.pad)
+        y = mod.forward(xp, x, w, bias, self.stride, self.dilate, self.pad)
         return [cu.from_channel_first(y, self.layout)]
 
-    def _cl_backward(self, xp, need, out_grads, inputs):
+    def _cl_backward(self, xp, mod, need, out_grads, inputs):
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         need = list(need) + [False] * (3 - len(need))
-        grads = conv_cl.backward(xp, x, w, dy, need, self.stride, self.dilate, self.pad)
+        grads = mod.backward(xp, x, w, dy, need, self.stride, self.dilate, self.pad)
         out = [None if grads[0] is None else cu.from_channel_first(grads[0], self.layout),
                None if grads[1] is None else self._back(grads[1], xp)]
         if not self.p.no_bias:
@@ -210,8 +221,9 @@ class Convolution(_ConvBase):
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
-        if self._channels_last(inputs[0]):
-            return self._cl_forward(xp, inputs)
+        mod = self._channels_last(xp, inputs)
+        if mod is not None:
+            return self._cl_forward(xp, mod, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         y = conv_apply(xp, self._columns(xp, x, 'nck'), w, self.p.num_group)
         return [self._back(self._add_bias(y, inputs), xp)]
@@ -219,8 +231,9 @@ class Convolution(_ConvBase):
     def backward(self, octx, out_grads, inputs, outputs, aux):
         xp = octx.xp
         need = octx.need_grad or [True] * len(inputs)
-        if self._channels_last(inputs[0]):
-            return self._cl_backward(xp, need, out_grads, inputs)
+        mod = self._channels_last(xp, inputs)
+        if mod is not None:
+            return self._cl_backward(xp, mod, need, out_grads, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         g = self.p.num_group

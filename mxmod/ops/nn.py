@@ -8,7 +8,8 @@ from ..context import erf
 from .indexing import scatter_rows
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
-from .layout import out_like
+from .layout import dense_order, out_like
+from . import jit
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout', 'Embedding']
 
@@ -145,6 +146,32 @@ _ACT_INTO = {'relu': lambda xp, x, out: xp.maximum(x, 0, out=out),
              'sigmoid': _sigmoid_into}
 
 
+_JIT_GRADS = ('relu', 'tanh', 'sigmoid')
+
+
+def _flat(a):
+    """The memory of a dense array as a 1-D view (None if it is not dense)."""
+    if a.flags.c_contiguous:
+        return a.reshape(-1)
+    perm = dense_order(a)
+    return None if perm is None else a.transpose(perm).reshape(-1)
+
+
+def _jit_grad(kind, y, dy):
+    """Activation's data gradient by one compiled pass (act_kernels), or None where y and dy are
+    not float32/float64 arrays in one dense memory order."""
+    if (y.dtype != dy.dtype or y.dtype not in (np.float32, np.float64)
+            or y.shape != dy.shape or y.strides != dy.strides):
+        return None
+    fy, fdy = _flat(y), _flat(dy)
+    if fy is None or fdy is None:
+        return None
+    from . import act_kernels  # pylint: disable=import-outside-toplevel
+    dx = np.empty_like(y)
+    getattr(act_kernels, kind + '_grad')(fy, fdy, _flat(dx))
+    return dx
+
+
 @register
 class Activation(Operator):
     """Elementwise activation: relu, sigmoid, tanh, softrelu (log(1 + e^x)) or softsign."""
@@ -159,13 +186,25 @@ class Activation(Operator):
     def forward(self, octx, inputs, aux):
         x = inputs[0]
         out = out_like(octx.out[0], x) if octx.out else None
+        if octx.fused == 'relu_after_bn':       # the BatchNorm before it applied the relu
+            if out is None:
+                return [x]
+            if not np.shares_memory(out, x):
+                out[...] = x
+            return [out]
         if out is not None and self.p.act_type in _ACT_INTO:
             _ACT_INTO[self.p.act_type](octx.xp, x, out)
             return [out]
         return [self._fn(octx.xp, x).astype(x.dtype, copy=False)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
+        if octx.fused == 'relu_after_bn':       # the BatchNorm before it applies the mask
+            return [out_grads[0]]
         y = outputs[0]
+        if self.p.act_type in _JIT_GRADS and octx.xp is np and jit.enabled():
+            dx = _jit_grad(self.p.act_type, y, out_grads[0])
+            if dx is not None:
+                return [dx]
         return [self._grad(octx.xp, inputs[0], y, out_grads[0]).astype(y.dtype, copy=False)]
 
     def setup(self):

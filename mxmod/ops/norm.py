@@ -3,6 +3,8 @@ from ..base import MXNetError
 from .accum import acc_sum, acc_mean_var
 from .base import Operator, Param, register, merge_shape
 from . import bn_math
+from . import bn_jit
+from . import jit
 
 __all__ = ['BatchNorm', 'InstanceNorm', 'LayerNorm', 'LRN', 'L2Normalization', 'SyncBatchNorm']
 
@@ -44,6 +46,9 @@ class BatchNorm(Operator):
     aux_states = ('moving_mean', 'moving_var')
     mirror_cheap = True
     backward_uses = ('inputs', 'outputs')
+    backward_outputs = (1, 2)   # mean and 1/std: the output itself is not kept for backward
+    writes_out = True           # the compiled kernels write the output into the executor's
+                                # buffer, which a following in-place Activation reuses
 
     def num_visible_outputs(self):
         return 3 if self.p.output_mean_var else 1
@@ -110,10 +115,22 @@ class BatchNorm(Operator):
         x, gamma, beta = inputs
         if self.p.fix_gamma:
             gamma[...] = 1
+        relu = octx.fused in ('bn_relu', 'bn_relu_fresh')
         if self._fast(octx, x, gamma):
+            if jit.enabled() and bn_jit.applies(xp, x, gamma):
+                out = octx.out[0] if octx.out and octx.fused != 'bn_relu_fresh' else None
+                return list(bn_jit.train_forward(x, gamma, beta, self.p.eps, self._axis(x.ndim),
+                                                 out, relu))
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
-            return [out, mean, invstd]
+            return [xp.maximum(out, 0, out=out) if relu else out, mean, invstd]
+        if relu:
+            outs = self._plain_forward(octx, x, gamma, beta, aux)
+            return [xp.maximum(outs[0], 0, out=outs[0])] + outs[1:]
+        return self._plain_forward(octx, x, gamma, beta, aux)
+
+    def _plain_forward(self, octx, x, gamma, beta, aux):
+        xp = octx.xp
         shape, ctype, xc, eps, mean, var = self._statistics(octx, x, gamma, aux)
         invstd = 1 / xp.sqrt(var + eps)
         scale = (gamma * invstd).reshape(shape)
@@ -121,9 +138,30 @@ class BatchNorm(Operator):
         return [out.astype(x.dtype, copy=False), mean.astype(ctype, copy=True),
                 invstd.astype(ctype, copy=False)]
 
+    def _relu_mask(self, octx, inputs, aux, dy):
+        """dy times the mask of the fused relu, from the BatchNorm output recomputed (numpy paths:
+        the same arithmetic as their forward, so the same mask)."""
+        saved = octx.fused, octx.out
+        octx.fused = octx.out = None        # the output buffer may hold another value by now
+        try:
+            y = self.forward(octx, list(inputs), aux)[0]
+        finally:
+            octx.fused, octx.out = saved
+        return dy * (y > 0)
+
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        x, gamma, _ = inputs
-        if self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype:
+        x, gamma, beta = inputs
+        relu = octx.fused in ('bn_relu', 'bn_relu_fresh')
+        fast = self._fast(octx, x, gamma) and out_grads[0].dtype == x.dtype
+        if fast and jit.enabled() and bn_jit.applies(octx.xp, x, gamma):
+            grads = bn_jit.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
+                                          self._axis(x.ndim), self.p.fix_gamma,
+                                          beta if relu else None)
+            self._update_moving(octx, x, outputs[1], outputs[2], aux)
+            return list(grads)
+        if relu:
+            out_grads = [self._relu_mask(octx, inputs, aux, out_grads[0])]
+        if fast:
             grads = bn_math.train_backward(octx.xp, x, out_grads[0], gamma, outputs[1],
                                            outputs[2], self._axis(x.ndim), self.p.fix_gamma)
             self._update_moving(octx, x, outputs[1], outputs[2], aux)
@@ -355,6 +393,7 @@ class SyncBatchNorm(BatchNorm):
     biased variance; ``fix_gamma`` sets gamma to 1 in place and gives it a zero gradient."""
     op_name = '_contrib_SyncBatchNorm'
     aliases = ()
+    writes_out = False
     params = {'eps': Param('float', 1e-3), 'momentum': Param('float', 0.9),
               'fix_gamma': Param('bool', True), 'use_global_stats': Param('bool', False),
               'output_mean_var': Param('bool', False), 'ndev': Param('int', 1),

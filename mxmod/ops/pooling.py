@@ -8,6 +8,7 @@ from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 from . import convutil as cu
 from .layout import dense_order
+from . import jit
 
 __all__ = ['Pooling']
 
@@ -162,10 +163,67 @@ class Pooling(Operator):
                 y += view
         return y
 
+    def _compiled(self, xp, x):
+        """(kernels module, 'last' or 'first', geometry) when the compiled max-pooling kernels
+        apply: numpy, float32/64, 2-D max pooling whose windows lie inside the input (no
+        padding), channel-first ``x`` in channels-last or C-ordered memory; else None."""
+        if not (xp is np and self.p.pool_type == 'max' and x.ndim == 4 and jit.enabled()
+                and x.dtype in (np.float32, np.float64)):
+            return None
+        geom = self._geometry(x.shape[2:])
+        kernel, stride, pad, out = geom
+        if any(pad) or any((o - 1) * s + k > n for o, s, k, n in zip(out, stride, kernel,
+                                                                        x.shape[2:])):
+            return None
+        if x.transpose(0, 2, 3, 1).flags.c_contiguous:
+            order = 'last'
+        elif x.flags.c_contiguous:
+            order = 'first'
+        else:
+            return None
+        from . import pool_kernels  # pylint: disable=import-outside-toplevel
+        return pool_kernels, order, geom
+
+    def _compiled_forward(self, xp, x, layout, fast):
+        kernels, order, (kernel, stride, _, out) = fast
+        if order == 'last':
+            y = np.empty((x.shape[0],) + out + (x.shape[1],), dtype=x.dtype)
+            run = kernels.max_forward_last32 if x.dtype == np.float32 else kernels.max_forward_last
+            run(x.transpose(0, 2, 3, 1), y, kernel[0], kernel[1], stride[0], stride[1])
+            y = y.transpose(0, 3, 1, 2)
+        else:
+            y = np.empty(x.shape[:2] + out, dtype=x.dtype)
+            kernels.max_forward_first(x, y, kernel[0], kernel[1], stride[0], stride[1])
+        y = _dense(xp, cu.from_channel_first(y, layout))
+        return [y, xp.broadcast_to(xp.zeros((), dtype=y.dtype), y.shape)] if self.workspace else [y]
+
+    def _compiled_backward(self, x, dy, layout, fast):
+        kernels, order, (kernel, stride, _, _) = fast
+        if order == 'last':     # dy (a quarter of x's size or less) copied into x's order if need be
+            dy4 = np.ascontiguousarray(dy.transpose(0, 2, 3, 1))
+            shape = (x.shape[0],) + x.shape[2:] + (x.shape[1],)
+            if x.dtype == np.float32 and tuple(stride) == tuple(kernel):
+                dx = np.empty(shape, dtype=x.dtype)
+                kernels.max_backward_disjoint32(x.transpose(0, 2, 3, 1), dy4, dx, kernel[0],
+                                                kernel[1])
+            else:
+                dx = np.zeros(shape, dtype=x.dtype)
+                kernels.max_backward_last(x.transpose(0, 2, 3, 1), dy4, dx, kernel[0], kernel[1],
+                                          stride[0], stride[1])
+            dx = dx.transpose(0, 3, 1, 2)
+        else:
+            dx = np.zeros_like(x)
+            kernels.max_backward_first(x, np.ascontiguousarray(dy), dx, kernel[0], kernel[1],
+                                       stride[0], stride[1])
+        return [_dense(np, cu.from_channel_first(dx, layout))]
+
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         layout = self._layout(inputs[0].ndim)
         x = cu.to_channel_first(inputs[0], layout)
+        fast = self._compiled(xp, x)
+        if fast is not None:
+            return self._compiled_forward(xp, x, layout, fast)
         xpad, geom = self._padded(xp, x, self._fill(x.dtype))
         y = self._reduce(xp, self._views(xpad, geom))
         kind = self.p.pool_type
@@ -200,6 +258,9 @@ class Pooling(Operator):
         layout = self._layout(inputs[0].ndim)
         x = cu.to_channel_first(inputs[0], layout)
         dy = cu.to_channel_first(out_grads[0], layout)
+        fast = self._compiled(xp, x) if dy.dtype == x.dtype else None
+        if fast is not None:
+            return self._compiled_backward(x, dy, layout, fast)
         xpad, geom = self._padded(xp, x, self._fill(x.dtype))
         dxp = xp.zeros_like(xpad, dtype=x.dtype)
         dviews = self._views(dxp, geom)

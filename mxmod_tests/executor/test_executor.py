@@ -126,11 +126,15 @@ def test_memory_plan_smaller_than_naive_and_mirroring_cuts_it():
 
 
 def _deep_net(blocks=20, hidden=128):
+    # BatchNorm's backward reads its input, relu's, tanh's and sigmoid's their outputs: without
+    # mirroring four values per block stay for backward, with it the fully connected outputs only
     net = mx.sym.var('data')
     for i in range(blocks):
         net = mx.sym.FullyConnected(net, num_hidden=hidden, name='fc%d' % i)
         net = mx.sym.BatchNorm(net, name='bn%d' % i)
         net = mx.sym.Activation(net, act_type='relu', name='relu%d' % i)
+        net = mx.sym.Activation(net, act_type='tanh', name='tanh%d' % i)
+        net = mx.sym.Activation(net, act_type='sigmoid', name='sigmoid%d' % i)
     return mx.sym.SoftmaxOutput(mx.sym.FullyConnected(net, num_hidden=10, name='out'), name='softmax')
 
 

@@ -1,0 +1,186 @@
+"""Convolution through the compiled kernels of :mod:`conv_kernels`: 2-D, one group, float32, on
+channels-last memory, with the interface of :mod:`conv_cl` (NCHW-shaped arguments in any memory
+order; results handed on as NCHW-shaped views of channels-last memory).
+
+- forward: the channels-last input and the weight as (KH, KW, C, F) go to
+  ``conv_kernels.forward``, which writes the output directly (with padding, one image at a time
+  is copied into a small padded buffer that stays in cache; the batch is never padded); 3x3
+  convolutions with stride 1 and padding 1 on even sizes and 16k channels use Winograd's
+  F(2x2, 3x3) (``wino_kernels``) instead, with 16 multiply-adds per 2x2 outputs and channel
+  pair instead of 36;
+- data gradient, stride 1 (padding at most the dilated kernel's reach, the input not much larger
+  than the output): the forward kernel again, correlating dy padded by ``(k-1)*dilate - pad``
+  with the flipped, transposed weight;
+- data gradient otherwise: ``conv_kernels.data_scatter`` adds each dy pixel's window into a
+  padded buffer, cropped afterwards;
+- weight gradient: ``conv_kernels.weight_grad`` (Winograd's, ``wino_wgrad``, where the forward
+  uses Winograd); bias gradient: per-filter sums of dy."""
+import numpy
+
+from . import conv_cl
+from . import convutil as cu
+from .bn_math import channel_sum
+
+__all__ = ['applies', 'forward', 'backward']
+
+LANES = 16
+
+
+def _kernels():
+    from . import conv_kernels  # pylint: disable=import-outside-toplevel
+    return conv_kernels
+
+
+def _wino():
+    from . import wino_kernels  # pylint: disable=import-outside-toplevel
+    return wino_kernels
+
+
+# Winograd F(2x2, 3x3): the transformed weight G g G^T of every (channel, filter) pair is
+# kron(G, G) (16 x 9) times its 9 taps
+_G = numpy.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
+_KRON_G = numpy.kron(_G, _G).astype(numpy.float32)
+
+
+def _winograd_fits(kernel, stride, dilate, pad, x_shape):
+    """3x3, stride 1, no dilation, padding 1, even image sizes, channels a multiple of 16."""
+    return (tuple(kernel) == (3, 3) and tuple(stride) == (1, 1) and tuple(dilate) == (1, 1)
+            and tuple(pad) == (1, 1) and x_shape[1] % 2 == 0 and x_shape[2] % 2 == 0
+            and x_shape[3] % LANES == 0)
+
+
+def applies(x, w):
+    """Whether these kernels compute a convolution of ``x`` with ``w`` (float32 data and weight;
+    the caller has checked 2-D, one group)."""
+    return x.dtype == numpy.float32 and w.dtype == numpy.float32
+
+
+def _padded(n):
+    return -(-n // LANES) * LANES
+
+
+def _contiguous(xp, x4):
+    """``x4`` (N, H, W, C) as a C-contiguous float32 array (itself when it is one already)."""
+    return xp.ascontiguousarray(x4, dtype=numpy.float32)
+
+
+def _filters_last(xp, w_taps, count):
+    """(KH, KW, A, count) weight view -> C-contiguous (KH, KW, A, count rounded up to 16)."""
+    pad = _padded(count) - count
+    if not pad:
+        return xp.ascontiguousarray(w_taps)
+    out = xp.zeros(w_taps.shape[:3] + (count + pad,), dtype=numpy.float32)
+    out[..., :count] = w_taps
+    return out
+
+
+def _run_forward(xp, x4, wk, bias, out_c, stride, dilate, pad):
+    """The forward kernel on channels-last ``x4`` with the (KH, KW, C, Fp) weight ``wk``, the
+    padding implicit; a new (N, Ho, Wo, out_c) array."""
+    kernel = wk.shape[:2]
+    fp = wk.shape[3]
+    x = _contiguous(xp, x4)
+    n, h, w, c = x.shape
+    ho, wo = conv_cl.out_size((h, w), kernel, stride, dilate, pad)
+    if fp == out_c:
+        y = xp.empty((n, ho, wo, fp), dtype=numpy.float32)
+    else:       # whole vectors of filters: the kernel writes Fp channels, the first out_c are kept
+        y = cu.scratch(xp, 'jit_y', (n, ho, wo, fp), numpy.float32)
+    if bias is None:
+        bias = xp.zeros(fp, dtype=numpy.float32)
+    buf = cu.scratch(xp, 'jit_image', ((h + 2 * pad[0]) * (w + 2 * pad[1]) * c,), numpy.float32)
+    if _winograd_fits(kernel, stride, dilate, pad, x.shape):
+        u = xp.matmul(_KRON_G, wk.reshape(9, -1))
+        tiles_in = cu.scratch(xp, 'jit_wino_v', (16 * 8 * c,), numpy.float32)
+        tiles_out = cu.scratch(xp, 'jit_wino_m', (16 * 8 * fp,), numpy.float32)
+        _wino().forward(x.reshape(-1), u.reshape(-1), bias, y.reshape(-1), buf, tiles_in,
+                        tiles_out, n, h, w, c, fp)
+    else:
+        _kernels().forward(x.reshape(-1), wk.reshape(-1), bias, y.reshape(-1), buf, n, h, w, c,
+                           ho, wo, fp, kernel[0], kernel[1], stride[0], stride[1], dilate[0],
+                           dilate[1], pad[0], pad[1])
+    if fp != out_c:
+        y = xp.ascontiguousarray(y[..., :out_c])
+    return y
+
+
+def forward(xp, x, w, bias, stride, dilate, pad):
+    """Convolution of NCHW-shaped ``x`` with ``w`` (F, C, KH, KW) (+ ``bias``); an NCHW-shaped
+    view of a channels-last result."""
+    f = w.shape[0]
+    wk = _filters_last(xp, w.transpose(2, 3, 1, 0), f)
+    if bias is not None:
+        full = xp.zeros(wk.shape[3], dtype=numpy.float32)
+        full[:f] = bias
+        bias = full
+    y = _run_forward(xp, conv_cl.nhwc(x), wk, bias, f, stride, dilate, pad)
+    return conv_cl.as_nchw(y)
+
+
+def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
+    """Gradient (N, H, W, C) of the input from channels-last dy (N, Ho, Wo, F)."""
+    kernel = tuple(w.shape[2:])
+    n, c, h, wd = x_shape
+    if (stride == (1, 1) and all(p <= (k - 1) * d for k, d, p in zip(kernel, dilate, pad))
+            and h * wd <= 1.5 * dy4.shape[1] * dy4.shape[2]):
+        back = tuple((k - 1) * d - p for k, d, p in zip(kernel, dilate, pad))
+        wt = _filters_last(xp, w[:, :, ::-1, ::-1].transpose(2, 3, 0, 1), c)
+        return _run_forward(xp, dy4, wt, None, c, (1, 1), dilate, back)
+    f = w.shape[0]
+    wt = _filters_last(xp, w.transpose(2, 3, 0, 1), c)
+    cp = wt.shape[3]
+    dyc = xp.ascontiguousarray(dy4)
+    dxp = cu.scratch(xp, 'jit_dx', (n, h + 2 * pad[0], wd + 2 * pad[1], cp), numpy.float32)
+    dxp[...] = 0
+    from . import conv_scatter  # pylint: disable=import-outside-toplevel
+    conv_scatter.data_scatter(dyc.reshape(-1), wt.reshape(-1), dxp.reshape(-1), n,
+                              dy4.shape[1], dy4.shape[2], f, dxp.shape[1], dxp.shape[2], cp,
+                              kernel[0], kernel[1], stride[0], stride[1], dilate[0], dilate[1])
+    dx = xp.empty((n, h, wd, c), dtype=numpy.float32)     # never the scratch buffer itself
+    dx[...] = dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c]
+    return dx
+
+
+def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
+    """Gradient (F, C, KH, KW) of the weight."""
+    f, c, kh, kw = w_shape
+    fp = _padded(f)
+    x = _contiguous(xp, x4)
+    if fp == f:
+        dyp = _contiguous(xp, dy4)
+    else:
+        dyp = cu.scratch(xp, 'jit_dyf', dy4.shape[:3] + (fp,), numpy.float32)
+        dyp[..., f:] = 0
+        dyp[..., :f] = dy4
+    n, h, w = x.shape[:3]
+    if _winograd_fits((kh, kw), stride, dilate, pad, x.shape) and dy4.shape[1:3] == (h, w):
+        from . import wino_wgrad  # pylint: disable=import-outside-toplevel
+        du = xp.zeros((16, c, fp), dtype=numpy.float32)
+        buf = cu.scratch(xp, 'jit_image', ((h + 2) * (w + 2) * c,), numpy.float32)
+        tiles_in = cu.scratch(xp, 'jit_wino_v', (16 * wino_wgrad.TILES * c,), numpy.float32)
+        tiles_dy = cu.scratch(xp, 'jit_wino_m', (16 * wino_wgrad.TILES * fp,), numpy.float32)
+        wino_wgrad.weight_grad(x.reshape(-1), dyp.reshape(-1), du.reshape(-1), buf, tiles_in,
+                               tiles_dy, n, h, w, c, fp)
+        dw = xp.matmul(_KRON_G.T, du.reshape(16, -1)).reshape(kh, kw, c, fp)
+        return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
+    dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
+    rows = xp.empty(dy4.shape[1], dtype=numpy.int64)
+    from . import conv_wgrad  # pylint: disable=import-outside-toplevel
+    conv_wgrad.weight_grad(x.reshape(-1), dyp.reshape(-1), dw.reshape(-1), rows, n, h, w, c,
+                           dy4.shape[1], dy4.shape[2], fp, kh, kw, stride[0], stride[1],
+                           dilate[0], dilate[1], pad[0], pad[1])
+    return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
+
+
+def backward(xp, x, w, dy, need, stride, dilate, pad):
+    """[data, weight, bias] gradients (None where not needed) of :func:`forward`: data as an
+    NCHW-shaped view of channels-last memory, weight (F, C, KH, KW), bias (F,)."""
+    dy4 = conv_cl.nhwc(dy)
+    grads = [None, None, None]
+    if need[1]:
+        grads[1] = _weight_grad(xp, conv_cl.nhwc(x), dy4, w.shape, stride, dilate, pad)
+    if need[0]:
+        grads[0] = conv_cl.as_nchw(_data_grad(xp, dy4, w, x.shape, stride, dilate, pad))
+    if need[2]:
+        grads[2] = channel_sum(xp, dy4, 3).astype(dy.dtype)
+    return grads
