@@ -1,5 +1,6 @@
-"""mxmod: MXNet 1.x's symbolic training stack (Symbol, Executor, Module, KVStore) in pure Python,
-on numpy (CPU), cupy (NVIDIA GPUs) and MPI. ``import mxmod as mx`` runs MXNet Module programs."""
+"""mxmod: MXNet 1.x's symbolic training stack (Symbol, Executor, Module, KVStore) and Gluon in
+pure Python, on numpy (CPU), cupy (NVIDIA GPUs) and MPI. ``import mxmod as mx`` runs MXNet
+Module and Gluon programs."""
 import importlib as _importlib
 
 from .base import MXNetError  # noqa: F401
@@ -41,7 +42,7 @@ def __getattr__(name):
     # pylint: disable-next=import-outside-toplevel
     from .out_of_scope import OUT_OF_SCOPE, PARTLY_IN_SCOPE, placeholder
     if name in PARTLY_IN_SCOPE:
-        module = _importlib.import_module('.' + name, __name__)
+        module = _importlib.import_module('.' + PARTLY_IN_SCOPE[name], __name__)
     elif name in OUT_OF_SCOPE:
         module = placeholder(name)
     else:

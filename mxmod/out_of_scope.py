@@ -1,16 +1,14 @@
-"""Placeholders for MXNet packages outside mxmod's scope (the numpy front end, contrib...).
-
-``from mxmod import contrib`` succeeds so that scripts importing it at the top still load; using
-any attribute raises an MXNetError that says what mxmod covers. Packages implemented only in part
-(``gluon``: its recurrent cells, used on Symbols) raise the same error for what they leave out."""
+"""Placeholders for MXNet packages outside mxmod's scope (``amp``), and the error that packages
+implemented only in part (``gluon``, ``np``, ``npx``) raise for what they leave out: an
+MXNetError that says what mxmod covers of them."""
 import types
 
 from .base import MXNetError
 
-OUT_OF_SCOPE = ('np', 'npx', 'amp')
+OUT_OF_SCOPE = ('amp',)
 
-# Packages of which mxmod implements a part; ``mx.<name>`` imports the real subpackage.
-PARTLY_IN_SCOPE = ('gluon',)
+# Packages of which mxmod implements a part; ``mx.<name>`` imports the subpackage named here.
+PARTLY_IN_SCOPE = {'gluon': 'gluon', 'np': 'numpy', 'npx': 'numpy_extension'}
 
 
 def out_of_scope_error(module_name, attr, covered=None):
@@ -34,8 +32,9 @@ def out_of_scope_error(module_name, attr, covered=None):
         scope = 'of mx.%s it implements only %s; the rest is outside its scope' % (short, covered)
     else:
         scope = '%s is outside its scope' % module_name
-    return MXNetError('mx.%s.%s is not available: mxmod implements MXNet 1.x\'s symbolic stack '
-                      '(mx.sym, mx.nd, mx.mod, mx.io, mx.kv, ...); %s' % (short, attr, scope))
+    return MXNetError('mx.%s.%s is not available: mxmod implements MXNet 1.x\'s NDArray, Symbol '
+                      'and Gluon stack (mx.nd, mx.sym, mx.mod, mx.io, mx.kv, mx.gluon, ...); %s'
+                      % (short, attr, scope))
 
 
 class OutOfScopeModule(types.ModuleType):

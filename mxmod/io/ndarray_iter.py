@@ -13,8 +13,9 @@ _LAST_BATCH_MODES = ('pad', 'discard', 'roll_over')
 
 
 def _check_lengths(data, label, layout):
-    """Every data and label array holds as many examples as the first data array along the axis
-    batches are sliced from (the layout's 'N'; the last axis without one)."""
+    """Every data and label array holds at least as many examples as the first data array along
+    the axis batches are sliced from (the layout's 'N'; the last axis without one). Longer ones
+    are accepted, as in MXNet, which only reads their first entries."""
     axis = layout.find('N')
     arrays = [('data', name, arr) for name, arr in data] + \
         [('label', name, arr) for name, arr in label]
@@ -25,7 +26,7 @@ def _check_lengths(data, label, layout):
     first_name, first = data[0]
     count = first.shape[axis]
     for kind, name, arr in arrays:
-        if arr.shape[axis] != count:
+        if arr.shape[axis] < count:
             raise ArgumentValueError(
                 'NDArrayIter: %s %r has %d examples but data %r has %d; every data and label '
                 'array needs one entry per example (batch axis %d of layout %r)'

@@ -50,7 +50,7 @@ from .serialization import save, load, load_frombuffer  # noqa: F401,E402
 from . import random  # noqa: F401,E402
 from . import contrib  # noqa: F401,E402
 from . import linalg, image  # noqa: F401,E402
-from .op_functions import eye, histogram, split_v2, moveaxis  # noqa: F401,E402
+from .op_functions import eye, histogram, split_v2, moveaxis, reset_arrays  # noqa: F401,E402
 from . import sparse  # noqa: F401,E402
 from .sparse_ndarray import CSRNDArray, RowSparseNDArray  # noqa: F401,E402
 from .cached_op import CachedOp  # noqa: F401,E402

@@ -11,6 +11,16 @@ from .register import run_instance
 __all__ = ['CachedOp']
 
 
+def _input_names(op):
+    """How MXNet's monitor names an operator's inputs: by argument name, or 'input<i>' for the
+    operators registered without input names (the executor's table)."""
+    from ..executor.monitoring import GENERIC_INPUT_NAMES  # pylint: disable=import-outside-toplevel
+    names = op.list_arguments() + op.list_auxiliary_states()
+    if getattr(op, 'monitor_generic_inputs', False) or op.op_name in GENERIC_INPUT_NAMES:
+        return ['input%d' % i for i in range(len(names))]
+    return names
+
+
 class CachedOp(object):
     """A symbol compiled for imperative calls.
 
@@ -59,8 +69,7 @@ class CachedOp(object):
                                      'visible' % (node.name, idx, src.name))
                 ins.append(values[key])
             if self._monitor is not None and self._monitor_all:
-                for name, arr in zip(node.op.list_arguments() + node.op.list_auxiliary_states(),
-                                     ins):
+                for name, arr in zip(_input_names(node.op), ins):
                     self._monitor('%s_%s' % (node.name, name), node.op.op_name, arr)
             res = run_instance(node.op, ins)
             res = list(res) if isinstance(res, (list, tuple)) else [res]

@@ -220,6 +220,15 @@ class NDArray(object):
             return self
         return self.copyto(context)
 
+    def as_np_ndarray(self):
+        """This array as an ``mx.np.ndarray`` sharing its storage (no copy)."""
+        from ..numpy.multiarray import as_np  # pylint: disable=import-outside-toplevel
+        return as_np(self)
+
+    def as_nd_ndarray(self):
+        """This array as a legacy NDArray (itself)."""
+        return self
+
     def wait_to_read(self):
         """Block until pending writes finish (synchronizes the device stream on GPU)."""
         raise_deferred(self)
@@ -313,7 +322,8 @@ class NDArray(object):
 
     def __getattr__(self, name):
         # operator methods (x.sum(), x.exp(), ...) come from the imperative op table
-        if name.startswith('__'):
+        if name.startswith('_'):
+            # private names (unset slots such as _ag included) are never operator methods
             raise AttributeError(name)
         from . import op_methods  # pylint: disable=import-outside-toplevel
         return op_methods.bound(self, name)

@@ -1,5 +1,6 @@
 """``mx.nd`` functions that wrap operators with Python-side argument handling, as MXNet's
-ndarray module defines them: eye, histogram, split_v2 and moveaxis."""
+ndarray module defines them: eye, histogram, split_v2 and moveaxis; and reset_arrays, which
+sets arrays to zero in place."""
 import warnings
 
 import numpy as np
@@ -9,7 +10,7 @@ from ..context import as_context
 from .ndarray import NDArray
 from .register import invoke
 
-__all__ = ['eye', 'histogram', 'split_v2', 'moveaxis']
+__all__ = ['eye', 'histogram', 'split_v2', 'moveaxis', 'reset_arrays']
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):  # pylint: disable=invalid-name
@@ -104,3 +105,28 @@ def moveaxis(tensor, source, destination):
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
     return invoke('transpose', (tensor,), {'axes': tuple(order)})
+
+
+def reset_arrays(*data, **kwargs):
+    """Set every array of ``data`` to zero in place (MXNet's ``reset_arrays`` operator, used to
+    clear gradient buffers).
+
+    Parameters
+    ----------
+    *data : NDArray
+    num_arrays : int
+        The number of arrays (must equal ``len(data)``).
+    """
+    num_arrays = kwargs.pop('num_arrays', None)
+    kwargs.pop('name', None)
+    if kwargs:
+        raise TypeError('reset_arrays got unexpected arguments %s' % sorted(kwargs))
+    if num_arrays is None:
+        raise ValueError('reset_arrays: the required argument num_arrays is missing')
+    if int(num_arrays) != len(data):
+        raise ValueError('reset_arrays: num_arrays is %d but %d arrays were given'
+                         % (int(num_arrays), len(data)))
+    for arr in data:
+        if not isinstance(arr, NDArray):
+            raise TypeError('reset_arrays expects NDArrays, got %s' % type(arr).__name__)
+        arr[:] = 0

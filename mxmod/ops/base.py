@@ -187,7 +187,9 @@ def unknown_argument_error(cls, key, attrs):
 def check_arguments(cls, attrs):
     """Raise MXNet's error for the first key of ``attrs`` (a call's keyword parameters) that is
     neither a parameter of ``cls`` nor a hidden ``__key__`` attribute."""
-    if getattr(cls, 'accepts_any_params', False):
+    if getattr(cls, 'accepts_any_params', False) or not cls.params:
+        # MXNet parses attributes only for operators that declare parameters; the others
+        # (broadcast_*, elemwise_*, unary math) keep any extra keyword and ignore it
         return
     for key in attrs:
         if key not in cls.params and not (key.startswith('__') and key.endswith('__')):
