@@ -65,13 +65,24 @@ class FusedLSTM(Operator):
         bias[:3 * H] *= -1
         A = np.empty((T, B, 4 * H), dtype)
         np.matmul(X.reshape(T * B, I), wiT, out=A.reshape(T * B, 4 * H))
-        A += bias
         Hs = np.empty((T + 1, B, H), dtype)
         C = np.empty((T + 1, B, H), dtype)
         TC = np.empty((T, B, H), dtype)
         Hs[0] = h0
         C[0] = c0
         Z = np.empty((B, 4 * H), dtype)
+        kern = _kernels(dtype)
+        octx.saved['lstm'] = (X, A, Hs, C, TC)
+        if kern is not None:
+            bias32 = np.ascontiguousarray(bias, dtype)
+            row = np.empty(4 * H, dtype)
+            for t in range(T):
+                add_z = bool(t or not self.begin_h_zero)
+                if add_z:
+                    np.matmul(Hs[t], whT, out=Z)
+                kern.forward_step(A[t], Z, add_z, bias32, C[t], C[t + 1], TC[t], Hs[t + 1], row)
+            return [Hs[t + 1] if kind == 'h' else C[t + 1] for kind, t in self.outs]
+        A += bias
         Y = np.empty((B, H), dtype)
         H2, H3 = 2 * H, 3 * H
         for t in range(T):
@@ -92,7 +103,6 @@ class FusedLSTM(Operator):
             tc = TC[t]
             np.tanh(c, out=tc)
             np.multiply(a[:, H2:H3], tc, out=Hs[t + 1])
-        octx.saved['lstm'] = (X, A, Hs, C, TC)
         return [Hs[t + 1] if kind == 'h' else C[t + 1] for kind, t in self.outs]
 
     # ---- backward -----------------------------------------------------------------------
@@ -107,6 +117,9 @@ class FusedLSTM(Operator):
         for (kind, t), g in zip(self.outs, out_grads):
             if g is not None:
                 (ext_h if kind == 'h' else ext_c)[t] = g
+        kern = _kernels(dtype)
+        if kern is not None:
+            return self._backward_jit(kern, octx, need, ext_h, ext_c, wi, wh)
         chunk = max(1, min(T, _CHUNK // (B * H)))
         factors = _Factors(A, C, TC, H, chunk)
         dG = np.empty((T, B, 4, H), dtype)        # gate gradients, LSTMCell's order i, f, g, o
@@ -139,7 +152,31 @@ class FusedLSTM(Operator):
         return self._weight_grads(octx, need, dG.reshape(T * B, 4 * H), X, Hs, wi,
                                   dh_rec, dc_next)
 
-    def _weight_grads(self, octx, need, G2, X, Hs, wi, dh0, dc0):
+    def _backward_jit(self, kern, octx, need, ext_h, ext_c, wi, wh):
+        """The backward time loop with one compiled pass per step (``lstm_kernels``), which also
+        sums the bias gradient (float64) as it goes."""
+        T, H = self.steps, self.hidden
+        X, A, Hs, C, TC = octx.saved['lstm']
+        B, dtype = A.shape[1], A.dtype
+        dG = np.empty((T, B, 4, H), dtype)
+        db = np.zeros((4, H), np.float64)
+        zero = np.zeros((B, H), dtype)
+        rec = np.empty((B, H), dtype)
+        dcn, dco = np.empty((B, H), dtype), np.empty((B, H), dtype)
+        want_h0, want_c0 = need[T], need[T + 1]
+        for t in range(T - 1, -1, -1):
+            kern.backward_step(A[t], C[t], TC[t], _operand(ext_h[t], zero),
+                               rec if t < T - 1 else zero, dcn if t < T - 1 else zero,
+                               _operand(ext_c[t], zero), dG[t], dco, db)
+            dcn, dco = dco, dcn
+            if t or want_h0:
+                np.matmul(dG[t].reshape(B, 4 * H), wh, out=rec)
+        dh0 = rec if want_h0 else None
+        dc0 = dcn if want_c0 else None
+        return self._weight_grads(octx, need, dG.reshape(T * B, 4 * H), X, Hs, wi, dh0, dc0,
+                                  db.reshape(4 * H).astype(dtype))
+
+    def _weight_grads(self, octx, need, G2, X, Hs, wi, dh0, dc0, db=None):
         T = self.steps
         into = octx.grad_out or [None] * (T + 6)
         grads = [None] * (T + 6)
@@ -155,7 +192,7 @@ class FusedLSTM(Operator):
         if need[T + 4]:
             grads[T + 4] = _product_t(G2, Hs[:T].reshape(G2.shape[0], -1), into[T + 4])
         if need[T + 3] or need[T + 5]:
-            db = acc_sum(np, G2, 0)
+            db = acc_sum(np, G2, 0) if db is None else db
             for k in (T + 3, T + 5):
                 if need[k]:
                     grads[k] = _into(db, into[k])
@@ -207,6 +244,27 @@ class _Factors(object):
         np.subtract(1, o, out=P)
         P *= o
         P *= tc
+
+
+def _kernels(dtype):
+    """The compiled kernels (``ops.lstm_kernels``) for float32 when numba is in use, else None."""
+    if dtype != np.float32:
+        return None
+    from ..ops import jit  # pylint: disable=import-outside-toplevel
+    if not jit.enabled():
+        return None
+    from ..ops import lstm_kernels  # pylint: disable=import-outside-toplevel
+    return lstm_kernels
+
+
+def _operand(g, dummy):
+    """An output gradient as a C-ordered float32 (B, H) array for the kernels (``dummy`` when
+    absent)."""
+    if g is None:
+        return dummy
+    if g.dtype != dummy.dtype or not g.flags.c_contiguous:
+        return np.ascontiguousarray(g, dtype=dummy.dtype)
+    return g
 
 
 def _zeros(buf):

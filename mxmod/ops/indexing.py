@@ -25,6 +25,13 @@ def as_index(xp, idx):
 
 def scatter_rows(xp, nrows, rows, values):
     """Sum the rows of ``values`` (k, m) into an (nrows, m) array at positions ``rows`` (k,)."""
+    if (xp is np and values.dtype in (np.float32, np.float64) and values.ndim == 2 and rows.size
+            and rows.dtype.kind in 'iu' and values.shape[1] > 1):
+        from . import jit  # pylint: disable=import-outside-toplevel
+        rows = rows.reshape(-1)
+        if jit.enabled() and 0 <= rows.min() and rows.max() < nrows:
+            from . import index_kernels  # pylint: disable=import-outside-toplevel
+            return index_kernels.scatter_rows(nrows, rows, values)
     width = values.shape[1]
     flat = (rows.reshape(-1, 1) * width + xp.arange(width)).reshape(-1)
     summed = xp.bincount(flat, weights=values.reshape(-1).astype(np.float64),

@@ -311,3 +311,127 @@ def test_single_step_with_other_state_width(width):
     assert _fused_steps(fused) == (1 if width == H else 0)
     _close(out1, out0)
     _close(grad1, grad0)
+
+
+# ---- compiled per-step gate kernels (mxmod/ops/lstm_kernels.py) ---------------------------------
+numba = pytest.importorskip('numba')
+
+
+@pytest.fixture
+def restore_jit():
+    from mxmod.ops import jit
+    previous = jit.enabled()
+    yield jit
+    jit.set_enabled(previous)
+
+
+def test_kernel_tanh_accuracy():
+    from mxmod.ops import lstm_kernels
+    x = np.linspace(-20, 20, 400001).astype(np.float32)
+    out = np.empty_like(x)
+    lstm_kernels.tanh(x, out)
+    ref = np.tanh(x.astype(np.float64))
+    np.testing.assert_allclose(out, ref, rtol=5e-7, atol=1e-9)
+    assert np.abs(out).max() <= 1.0
+    np.testing.assert_array_equal(out[::-1], -out)       # odd
+
+
+def _gate_reference(a, z, bias, c_prev, H):
+    """float64 reference of one step in the fused layout (i, f, o negated; order i, f, o, g)."""
+    x = a.astype(np.float64) + z + bias
+    sig = 1.0 / (1.0 + np.exp(x[:, :3 * H]))
+    g = np.tanh(x[:, 3 * H:])
+    i, f, o = sig[:, :H], sig[:, H:2 * H], sig[:, 2 * H:]
+    c = f * c_prev + i * g
+    return np.concatenate([sig, g], 1), c, np.tanh(c), o * np.tanh(c)
+
+
+@pytest.mark.parametrize('B,H', [(1, 1), (3, 5), (32, 200), (7, 33)])
+def test_kernel_forward_and_backward_step(B, H):
+    from mxmod.ops import lstm_kernels
+    rs = np.random.RandomState(B + H)
+    f32 = np.float32
+    a = rs.uniform(-6, 6, (B, 4 * H)).astype(f32)
+    z = rs.uniform(-3, 3, (B, 4 * H)).astype(f32)
+    bias = rs.uniform(-1, 1, 4 * H).astype(f32)
+    c_prev = rs.uniform(-3, 3, (B, H)).astype(f32)
+    gates_ref, c_ref, tc_ref, h_ref = _gate_reference(a, z, bias, c_prev, H)
+    for add_z in (True, False):
+        zz = z if add_z else np.zeros_like(z)
+        gates_ref, c_ref, tc_ref, h_ref = _gate_reference(a, zz, bias, c_prev, H)
+        gates, c, tc, h = a.copy(), *(np.empty((B, H), f32) for _ in range(3))
+        lstm_kernels.forward_step(gates, z, add_z, bias, c_prev, c, tc, h,
+                                  np.empty(4 * H, f32))
+        for got, ref in ((gates, gates_ref), (c, c_ref), (tc, tc_ref), (h, h_ref)):
+            np.testing.assert_allclose(got, ref, rtol=2e-6, atol=5e-7)
+    # backward: the derivative chain of one step against float64 formulas
+    i, f, o, g = (gates_ref[:, k * H:(k + 1) * H] for k in range(4))
+    dh_ext, dh_rec, dc_next, dc_ext = (rs.uniform(-1, 1, (B, H)).astype(f32) for _ in range(4))
+    gates32, tc32 = gates_ref.astype(f32), tc_ref.astype(f32)
+    dg = np.empty((B, 4, H), f32)
+    dc_out = np.empty((B, H), f32)
+    db = np.full((4, H), 0.25)
+    lstm_kernels.backward_step(gates32, c_prev, tc32, dh_ext, dh_rec, dc_next, dc_ext, dg,
+                               dc_out, db)
+    dh = dh_ext.astype(np.float64) + dh_rec
+    dc = dh * o * (1 - tc_ref ** 2) + dc_next + dc_ext
+    ref = np.stack([dc * g * i * (1 - i), dc * c_prev * f * (1 - f), dc * i * (1 - g * g),
+                    dh * tc_ref * o * (1 - o)], 1)
+    np.testing.assert_allclose(dg, ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dc_out, dc * f, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(db, 0.25 + ref.sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('T,B,I,H,layers,begin,grad_req', [
+    (1, 2, 3, 4, 1, 'zero', 'write'),
+    (7, 3, 5, 6, 2, 'given', 'write'),
+    (12, 5, 9, 17, 2, 'zero', 'add'),
+    (20, 8, 16, 32, 1, 'given', 'add'),
+])
+def test_kernel_path_matches_numpy_path(restore_jit, T, B, I, H, layers, begin, grad_req):
+    """The fused layer with the compiled gate kernels against its numpy arithmetic (and against
+    the step-by-step graph): outputs, states and every gradient, gradients accumulated with
+    grad_req='add' over three passes."""
+    sym = _net(T, H, layers, begin, 'NTC')
+    shapes = _shapes(T, B, I, H, layers, begin, 'NTC')
+    results = {}
+    for compiled in (False, True):
+        restore_jit.set_enabled(compiled)
+        results[compiled] = _run(sym, shapes, True, grad_req=grad_req, passes=3)
+        assert _fused_steps(results[compiled][0]) == layers
+    _, out0, grad0 = results[False]
+    _, out1, grad1 = results[True]
+    _close(out1, out0, rtol=1e-5, atol=2e-6)
+    _close(grad1, grad0, rtol=1e-4, atol=2e-6)
+    _, out2, grad2 = _run(sym, shapes, False, grad_req=grad_req, passes=3)
+    _close(out1, out2, rtol=1e-5, atol=2e-6)
+    _close(grad1, grad2, rtol=1e-4, atol=2e-6)
+
+
+def test_kernels_only_for_float32(restore_jit):
+    from mxmod.executor import lstm_kernel
+    restore_jit.set_enabled(True)
+    assert lstm_kernel._kernels(np.float32) is not None
+    assert lstm_kernel._kernels(np.float64) is None
+    restore_jit.set_enabled(False)
+    assert lstm_kernel._kernels(np.float32) is None
+    # float64 keeps the numpy arithmetic: equal to the step-by-step graph to float64 rounding
+    restore_jit.set_enabled(True)
+    T, B, I, H = 6, 3, 4, 5
+    sym = _net(T, H, 2, 'given')
+    shapes = _shapes(T, B, I, H, 2, 'given', 'NTC')
+    _, out0, grad0 = _run(sym, shapes, False, dtype='float64')
+    _, out1, grad1 = _run(sym, shapes, True, dtype='float64')
+    _close(out1, out0, rtol=1e-12, atol=1e-13)
+    _close(grad1, grad0, rtol=1e-10, atol=1e-12)
+
+
+def test_bucketing_training_with_and_without_kernels(restore_jit):
+    results = []
+    for compiled in (False, True):
+        restore_jit.set_enabled(compiled)
+        results.append(_train_lm(True))
+    (ppl0, params0, _, _), (ppl1, params1, fused, _) = results
+    assert fused == 2 * 3
+    np.testing.assert_allclose(ppl1, ppl0, rtol=1e-4)
+    _close(params1, params0, rtol=1e-4, atol=1e-5)
