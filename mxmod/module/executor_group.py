@@ -61,6 +61,48 @@ def _exec_bytes(executor):
     return int(match.group(1)) if match else 0
 
 
+def _single_cpu(group):
+    """(executor, data arrays, label arrays or None) when the group has one executor on a CPU
+    (the batch is then copied whole and the executor called directly), else None."""
+    if len(group.execs) != 1 or group.contexts[0].device_typeid == 2:
+        return None
+    data = tuple(pairs[0][1] for pairs in group.data_arrays)
+    label = None if group.label_arrays is None else \
+        tuple(pairs[0][1] for pairs in group.label_arrays)
+    return group.execs[0], data, label
+
+
+def _copied(batch, data_arrays, label_arrays):
+    """Copy a batch's host arrays whole into one executor's inputs; False (nothing decided, some
+    arrays perhaps copied) when an array is not a host array of the input's shape, or the batch
+    has no list of data: the general loader then copies again and raises what it raises."""
+    data = getattr(batch, 'data', None)
+    if type(data) is not list or len(data) != len(data_arrays):
+        return False
+    for src, dst in zip(data, data_arrays):
+        if not _copy_host(src, dst):
+            return False
+    if label_arrays is not None:
+        label = getattr(batch, 'label', None)
+        if label:
+            if type(label) is not list or len(label) != len(label_arrays):
+                return False
+            for src, dst in zip(label, label_arrays):
+                if not _copy_host(src, dst):
+                    return False
+    return True
+
+
+def _copy_host(src, dst):
+    data, target = getattr(src, '_data', None), dst._data
+    if type(data) is not np.ndarray or type(target) is not np.ndarray or \
+            data.shape != target.shape:
+        return False
+    if data is not target:
+        target[...] = data
+    return True
+
+
 class DataParallelExecutorGroup(object):
     """A group of executors, one per context, that run slices of each batch in parallel.
 
@@ -123,6 +165,7 @@ class DataParallelExecutorGroup(object):
         self.state_arrays = self.grad_arrays = self.aux_arrays = self.input_grad_arrays = None
         self.data_shapes = self.label_shapes = self.data_names = self.label_names = None
         self.data_layouts = self.label_layouts = None
+        self._single = None
         self.output_names = symbol.list_outputs()
         self.num_outputs = len(self.output_names)
         self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr('__layout__'))
@@ -236,6 +279,7 @@ class DataParallelExecutorGroup(object):
             self.input_grad_arrays = [[e.grad_arrays[self.arg_names.index(d.name)] for e in execs]
                                       for d in self.data_shapes if d.name in self.arg_names]
         self.aux_arrays = [[e.aux_arrays[i] for e in execs] for i in range(len(self.aux_names))]
+        self._single = _single_cpu(self)
 
     def reshape(self, data_shapes, label_shapes):
         """Rebind for new input shapes, sharing memory with the executors bound first."""
@@ -292,9 +336,14 @@ class DataParallelExecutorGroup(object):
         is_train : bool, optional
             Defaults to ``for_training``.
         """
-        _load_data(data_batch, self.data_arrays, self.data_layouts)
         if is_train is None:
             is_train = self.for_training
+        single = self._single
+        if single is not None and type(data_batch) is not list and \
+                _copied(data_batch, single[1], single[2]):
+            single[0].forward(is_train=is_train)
+            return
+        _load_data(data_batch, self.data_arrays, self.data_layouts)
         first = data_batch[0] if isinstance(data_batch, list) else data_batch
         if self.label_arrays is not None and getattr(first, 'label', None):
             _load_label(data_batch, self.label_arrays, self.label_layouts)
@@ -305,6 +354,9 @@ class DataParallelExecutorGroup(object):
         if not self.for_training:
             raise MXNetError('backward needs executors bound with for_training=True; re-bind '
                              'the module with for_training=True')
+        if out_grads is None and self._single is not None:
+            self._single[0].backward(out_grads=[])
+            return
         out_grads = [] if out_grads is None else out_grads
         if not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]

@@ -112,6 +112,65 @@ def sgd_mom(xp, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient
     return weight + mom
 
 
+# elements per block of the blocked momentum update: the weight, gradient, momentum and scratch
+# blocks (4 x 128 KiB of float32) stay in a core's L2 cache across the update's six passes
+BLOCK = 32768
+_SCRATCH = {}
+
+
+def _scratch(dtype, size):
+    """A reused 1-D scratch array of at least ``size`` elements of ``dtype``."""
+    buf = _SCRATCH.get(dtype)
+    if buf is None or buf.size < size:
+        buf = _SCRATCH[dtype] = np.empty(max(size, 1024), dtype)
+    return buf[:size]
+
+
+def mom_update_into(mom, weight, grad, momentum, lr, wd, rg, cg):
+    """numpy: the multi-SGD momentum step and ``weight += mom`` written in place, block by
+    block (the operations and their order per element are those of :func:`_mom_step_into`
+    followed by the weight update, so the results are bit-identical). All three arrays must be
+    C-contiguous of one shape and dtype, ``weight`` writeable; the scalars of that dtype."""
+    n = weight.size
+    lrwd = lr * wd
+    multiply, subtract, add = np.multiply, np.subtract, np.add
+    if n <= BLOCK:
+        s = _scratch(weight.dtype, n).reshape(weight.shape)
+        multiply(weight, lrwd, out=s)
+        multiply(mom, momentum, out=mom)
+        subtract(mom, s, out=mom)
+        if cg >= 0:
+            multiply(grad, rg, out=s)
+            np.clip(s, -cg, cg, out=s)
+            multiply(s, lr, out=s)
+        else:
+            multiply(grad, lr * rg, out=s)
+        subtract(mom, s, out=mom)
+        add(weight, mom, out=weight)
+        return
+    w, m, g = weight.reshape(-1), mom.reshape(-1), grad.reshape(-1)
+    lrrg = lr * rg
+    step = BLOCK
+    s = _scratch(w.dtype, step)
+    for start in range(0, n, step):
+        stop = start + step
+        if stop > n:
+            stop = n
+            s = s[:stop - start]
+        wb, mb, gb = w[start:stop], m[start:stop], g[start:stop]
+        multiply(wb, lrwd, out=s)
+        multiply(mb, momentum, out=mb)
+        subtract(mb, s, out=mb)
+        if cg >= 0:
+            multiply(gb, rg, out=s)
+            np.clip(s, -cg, cg, out=s)
+            multiply(s, lr, out=s)
+        else:
+            multiply(gb, lrrg, out=s)
+        subtract(mb, s, out=mb)
+        add(wb, mb, out=wb)
+
+
 def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, clip_gradient,
               into_weight=False):
     """One tensor of the ``multi_*sgd*_update`` kernels (mom and weight32 may be None).
@@ -124,6 +183,11 @@ def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, c
     w = weight32 if weight32 is not None else weight
     g = grad.astype(t, copy=False)
     args = scalars(t, momentum, lr, wd, rescale_grad, clip_gradient)
+    if xp is np and into_weight and weight32 is None and mom is not None and \
+            _inplace_ok(mom, w, g) and w.flags.writeable and w.flags.c_contiguous and \
+            g.flags.c_contiguous:
+        mom_update_into(mom, w, g, *args)
+        return w
     if mom is not None and _inplace_ok(mom, w, g):
         scratch = _mom_step_into(xp, mom, w, g, *args)
         direct = into_weight and weight32 is None and w.flags.writeable
