@@ -14,6 +14,11 @@ _NORMALIZATIONS = ('null', 'batch', 'valid')
 def _softmax(xp, x, axis):
     """Numerically stable softmax along ``axis`` (float16 computed in float32)."""
     work = x.astype(np.float32) if x.dtype == np.float16 else x
+    if xp is np:        # the reductions without ndarray.max/sum's Python wrappers
+        e = np.subtract(work, np.maximum.reduce(work, axis=axis, keepdims=True))
+        np.exp(e, out=e)
+        e /= np.add.reduce(e, axis=axis, keepdims=True)
+        return e.astype(x.dtype, copy=False)
     e = xp.exp(work - work.max(axis=axis, keepdims=True))
     e /= e.sum(axis=axis, keepdims=True)
     return e.astype(x.dtype, copy=False)
@@ -48,6 +53,19 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     off = alpha / (k - 1) if k > 1 else 0.0
     target = xp.where(hit, 1.0 - alpha, off).astype(prob.dtype)
     return prob - target
+
+
+_CLASSES = {}
+
+
+def _classes(k):
+    """``numpy.arange(k)`` as a (1, k) row, made once per ``k`` (read-only)."""
+    row = _CLASSES.get(k)
+    if row is None:
+        row = np.arange(k).reshape(1, k)
+        row.flags.writeable = False
+        _CLASSES[k] = row
+    return row
 
 
 class _LabelledLoss(Operator):
@@ -156,10 +174,20 @@ class SoftmaxOutput(_LabelledLoss):
             raise MXNetError('SoftmaxOutput: label has %d entries, expected at least %d (label %s,'
                              ' data %s)' % (labels.size, rows, tuple(label.shape), tuple(out.shape)))
         used = labels[:rows]
-        grad = self._ignore(xp, _onehot_grad(xp, prob, used, 1, self.p.smooth_alpha), used, 1)
+        if xp is np and self.p.smooth_alpha == 0.0 and not self.p.use_ignore:
+            # prob minus the one-hot labels, as _onehot_grad computes it (a bool operand
+            # subtracts 1.0 or 0.0, as its float cast would)
+            grad = np.subtract(prob, np.equal(used.reshape(rows, 1),
+                                              _classes(prob.shape[1])))
+        else:
+            grad = self._ignore(xp, _onehot_grad(xp, prob, used, 1, self.p.smooth_alpha),
+                                used, 1)
         count = {'null': 1, 'batch': labels.size}.get(self.p.normalization)
         count = count or self._valid_count(xp, labels)
-        return (grad * prob.dtype.type(self.p.grad_scale / count)).reshape(out.shape)
+        scale = prob.dtype.type(self.p.grad_scale / count)
+        if scale != 1:          # x * 1 is x exactly
+            grad = grad * scale
+        return grad.reshape(out.shape)
 
     def _multi_grad(self, xp, out, label):
         n, k = out.shape[0], out.shape[1]
