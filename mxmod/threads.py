@@ -26,6 +26,12 @@ __all__ = ['available_cores', 'get_num_threads', 'set_num_threads', 'share_cores
 ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 INTERVAL = 1.0          # seconds between two looks at the machine's load
 SLACK = 0.3             # a core counts as free while others use less than this fraction of it
+# a window in which this process used less than BUSY cores on average was mostly spent waiting
+# (between epochs, or while other workers of an interleaved benchmark ran): what the others did
+# then says nothing about the cores free while it computes, so such a window is not used; a new,
+# shorter one (FIRST_LOOK seconds) starts instead, decided meanwhile from the run queue
+BUSY = 0.5
+FIRST_LOOK = 0.25
 
 
 def available_cores():
@@ -110,11 +116,15 @@ class Governor(object):
         now = self._sample()
         last, self.last = self.last, now
         self.next_look = _now() + INTERVAL
-        if now is None or last is None or now[0] - last[0] < 0.5 * INTERVAL:
+        if now is None or last is None or now[0] - last[0] < 0.5 * FIRST_LOOK:
             return
         elapsed = now[0] - last[0]
-        others = ((now[1] - last[1]) - (now[2] - last[2])) / elapsed
-        wanted = self.choose(others)
+        if (now[2] - last[2]) / elapsed < BUSY:
+            # mostly idle since the last look: measure afresh while computing
+            self.next_look = _now() + FIRST_LOOK
+            wanted = self.choose(_runnable_others())
+        else:
+            wanted = self.choose(((now[1] - last[1]) - (now[2] - last[2])) / elapsed)
         if wanted != self.threads:
             self.apply(wanted)
 

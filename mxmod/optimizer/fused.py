@@ -29,14 +29,12 @@ def sgd_applies(optimizer, weight):
 
 
 def sgd_update(updater, indices, weights, grads, size):
-    """The aggregated SGD update of ``weights`` (one host context and dtype, checked by the
-    caller, as are the gradients' shapes and dtypes): False, with nothing done, when some
-    gradient or state is not a plain dense NDArray (the caller then takes the general path)."""
+    """The aggregated SGD update of ``weights`` (dense NDArrays on one host context with one
+    dtype, their gradients dense NDArrays of their shapes and dtype: the caller checked): False,
+    with nothing done, when some state is not a plain dense NDArray (the caller then takes the
+    general path)."""
     states = updater.states
     moms = [states[i] for i in indices]
-    for grad in grads:
-        if type(grad) is not NDArray:
-            return False
     for mom in moms:
         if mom is not None and type(mom) is not NDArray:
             return False

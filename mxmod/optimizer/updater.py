@@ -52,18 +52,33 @@ class Updater(object):
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)  # pylint: disable=protected-access
         synced = self.states_synced
+        # plain: every weight and gradient a dense NDArray, the weights on one host context
+        # with one dtype (the aggregated update then needs no grouping)
+        first = weights[0] if weights else None
+        plain = type(first) is NDArray and first._ctx.device_typeid != 2
+        if plain:
+            ctx, dtype = first._ctx, first._data.dtype
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 idx = indices[i] = idx.decode('utf-8')
             grad, weight = grads[i], weights[i]
-            if type(grad) is not NDArray or type(weight) is not NDArray or \
-                    grad._data.shape != weight._data.shape or \
-                    grad._data.dtype != weight._data.dtype:
+            if type(grad) is not NDArray or type(weight) is not NDArray:
                 _check_pair(idx, grad, weight)
+                plain = False
+            else:
+                gdata, wdata = grad._data, weight._data
+                if gdata.shape != wdata.shape or gdata.dtype != wdata.dtype:
+                    _check_pair(idx, grad, weight)
+                if plain and (wdata.dtype != dtype or
+                              (weight._ctx is not ctx and weight._ctx != ctx)):
+                    plain = False
             if synced.get(idx) is not True:
                 self._ensure_state(idx, weight)
         if self.aggregate_updates:
-            self._aggregated(indices, weights, grads)
+            if plain and fused.sgd_applies(self.optimizer, first) and \
+                    fused.sgd_update(self, indices, weights, grads, self.optimizer.aggregate_num):
+                return
+            self._aggregated(indices, weights, grads, plain)
         else:
             for idx, w, g in zip(indices, weights, grads):
                 with device_scope(w.context):
@@ -82,24 +97,17 @@ class Updater(object):
             self.states[idx] = self.sync_state_context(self.states[idx], weight.context)
             self.states_synced[idx] = True
 
-    def _aggregated(self, indices, weights, grads):
+    def _aggregated(self, indices, weights, grads, plain=False):
         size = self.optimizer.aggregate_num
-        states = self.states
-        first = weights[0] if weights else None
-        if type(first) is NDArray and first._ctx.device_typeid != 2:
-            ctx, dtype = first._ctx, first._data.dtype
-            if all(type(w) is NDArray and w._ctx == ctx and w._data.dtype == dtype
-                   for w in weights):
-                # one group (the common case): its chunks, without the grouping
-                if fused.sgd_applies(self.optimizer, first) and \
-                        fused.sgd_update(self, indices, weights, grads, size):
-                    return
-                update = self.optimizer.update_multi_precision
-                for start in range(0, len(indices), size):
-                    idx = indices[start:start + size]
-                    update(idx, weights[start:start + size], grads[start:start + size],
-                           [states[i] for i in idx])
-                return
+        if plain:
+            # one group (the common case): its chunks, without the grouping
+            states = self.states
+            update = self.optimizer.update_multi_precision
+            for start in range(0, len(indices), size):
+                idx = indices[start:start + size]
+                update(idx, weights[start:start + size], grads[start:start + size],
+                       [states[i] for i in idx])
+            return
         by_dtype = {}
         for entry in zip(indices, weights, grads):
             by_dtype.setdefault((entry[1].context, entry[1].dtype), []).append(entry)
