@@ -403,8 +403,10 @@ class DataParallelExecutorGroup(object):
             if pre_sliced:
                 labels_slice = labels[i]
             else:
-                labels_slice = [slice_along(label, axis, islice.start, islice.stop)
-                                if axis >= 0 else label
+                # a slice covering the whole batch is the label itself
+                labels_slice = [label if axis < 0 or (islice.start == 0 and
+                                                      islice.stop == label.shape[axis])
+                                else slice_along(label, axis, islice.start, islice.stop)
                                 for label, axis in zip(labels, self.label_layouts or [])]
             eval_metric.update_dict(OrderedDict(zip(self.label_names or [], labels_slice)),
                                     OrderedDict(zip(self.output_names, exec_.outputs)))
