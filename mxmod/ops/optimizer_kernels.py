@@ -5,11 +5,10 @@ results round exactly as MXNet's do: operator parameters are C++ ``float`` field
 float32 first) and then cast to the weight's dtype; mixed-precision kernels compute in float32.
 A kernel returns the new weight and updates its state arrays in place."""
 import functools
-import threading
 
 import numpy as np
 
-from .. import threads
+from .sgd_blocked import mom_update_into
 
 __all__ = ['scalar', 'clip', 'sgd', 'sgd_mom', 'multi_sgd', 'mp_sgd', 'mp_sgd_mom', 'nag_mom',
            'mp_nag_mom', 'adam', 'rmsprop', 'rmspropalex', 'ftrl', 'ftml', 'signsgd', 'signum',
@@ -113,82 +112,6 @@ def sgd_mom(xp, weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient
     if step is not mom:
         mom[...] = step
     return weight + mom
-
-
-# elements per block of the blocked momentum update: the weight, gradient, momentum and scratch
-# blocks (4 x 128 KiB of float32) stay in a core's L2 cache across the update's six passes
-BLOCK = 32768
-# a tensor of at least this many elements has its blocks shared with a helper thread when the
-# BLAS may use two or more threads (mxmod.threads): the update is bound by one core's memory
-# bandwidth, and a second core brings its own
-PARALLEL_MIN = 8 * BLOCK
-_LOCAL = threading.local()
-_HELPER = []
-
-
-def _scratch(dtype, size):
-    """A 1-D scratch array of at least ``size`` elements of ``dtype``, reused by the calling
-    thread (each thread has its own)."""
-    cache = getattr(_LOCAL, 'scratch', None)
-    if cache is None:
-        cache = _LOCAL.scratch = {}
-    buf = cache.get(dtype)
-    if buf is None or buf.size < size:
-        buf = cache[dtype] = np.empty(max(size, 1024), dtype)
-    return buf[:size]
-
-
-def _helper():
-    """The one worker thread that takes half of a large update's blocks."""
-    if not _HELPER:
-        from concurrent.futures import ThreadPoolExecutor  # pylint: disable=import-outside-toplevel
-        _HELPER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix='mxmod-update'))
-    return _HELPER[0]
-
-
-def mom_update_into(mom, weight, grad, momentum, lr, wd, rg, cg):
-    """numpy: the multi-SGD momentum step and ``weight += mom`` written in place, block by
-    block (the operations and their order per element are those of :func:`_mom_step_into`
-    followed by the weight update, so the results are bit-identical). All three arrays must be
-    C-contiguous of one shape and dtype, ``weight`` writeable; the scalars of that dtype."""
-    n = weight.size
-    if n <= BLOCK:
-        s = _scratch(weight.dtype, n).reshape(weight.shape)
-        _block(weight, mom, grad, s, momentum, lr, wd, rg, cg)
-        return
-    w, m, g = weight.reshape(-1), mom.reshape(-1), grad.reshape(-1)
-    if n >= PARALLEL_MIN and (threads.get_num_threads() or 1) > 1:
-        half = (n // BLOCK // 2) * BLOCK
-        job = _helper().submit(_blocks, w, m, g, half, n, momentum, lr, wd, rg, cg)
-        _blocks(w, m, g, 0, half, momentum, lr, wd, rg, cg)
-        job.result()
-        return
-    _blocks(w, m, g, 0, n, momentum, lr, wd, rg, cg)
-
-
-def _blocks(w, m, g, begin, end, momentum, lr, wd, rg, cg):
-    """The update of elements [begin, end) of the flat arrays, BLOCK elements at a time."""
-    s = _scratch(w.dtype, BLOCK)
-    for start in range(begin, end, BLOCK):
-        stop = min(start + BLOCK, end)
-        _block(w[start:stop], m[start:stop], g[start:stop], s[:stop - start], momentum, lr, wd,
-               rg, cg)
-
-
-def _block(w, m, g, s, momentum, lr, wd, rg, cg):
-    """One block: the operations of _mom_step_into, then ``w += m``."""
-    multiply, subtract = np.multiply, np.subtract
-    multiply(w, lr * wd, out=s)
-    multiply(m, momentum, out=m)
-    subtract(m, s, out=m)
-    if cg >= 0:
-        multiply(g, rg, out=s)
-        np.clip(s, -cg, cg, out=s)
-        multiply(s, lr, out=s)
-    else:
-        multiply(g, lr * rg, out=s)
-    subtract(m, s, out=m)
-    np.add(w, m, out=w)
 
 
 def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, clip_gradient,

@@ -5,6 +5,7 @@ import pytest
 
 import mxmod as mx
 from mxmod.ops import optimizer_kernels as K
+from mxmod.ops import sgd_blocked as B
 from mxmod.optimizer import fused as fused_module
 
 
@@ -138,7 +139,7 @@ def test_states_saved_and_loaded_resume_identically(tmp_path):
 
 def test_blocked_momentum_kernel_matches_the_expression(monkeypatch):
     """mom_update_into, block by block, against the multi-SGD expression in numpy."""
-    monkeypatch.setattr(K, 'BLOCK', 1000)
+    monkeypatch.setattr(B, 'BLOCK', 1000)
     rs = np.random.RandomState(0)
     for n, clip in ((1000, -1.0), (4321, -1.0), (2500, 0.01)):
         w = rs.randn(n).astype(np.float32)
@@ -165,8 +166,8 @@ def test_gradient_of_another_shape_or_dtype_is_refused():
 def test_large_update_shared_with_a_helper_thread_is_identical(monkeypatch):
     """With two or more BLAS threads allowed, a large tensor's blocks are split between the
     caller and a helper thread: the result is that of one thread."""
-    monkeypatch.setattr(K, 'BLOCK', 1000)
-    monkeypatch.setattr(K, 'PARALLEL_MIN', 4000)
+    monkeypatch.setattr(B, 'BLOCK', 1000)
+    monkeypatch.setattr(B, 'PARALLEL_MIN', 4000)
     rs = np.random.RandomState(1)
     w0 = rs.randn(10500).astype(np.float32)
     g = rs.randn(10500).astype(np.float32)
@@ -174,11 +175,11 @@ def test_large_update_shared_with_a_helper_thread_is_identical(monkeypatch):
     args = K.scalars(np.dtype(np.float32), 0.9, 0.1, 1e-3, 0.5, -1.0)
     results = []
     for count in (1, 2):
-        monkeypatch.setattr(K.threads, 'get_num_threads', lambda count=count: count)
+        monkeypatch.setattr(B.threads, 'get_num_threads', lambda count=count: count)
         w, m = w0.copy(), m0.copy()
         for _ in range(3):
             K.mom_update_into(m, w, g, *args)
         results.append((w, m))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
-    assert K._HELPER, 'the helper thread was not used'
+    assert B._HELPER, 'the helper thread was not used'
