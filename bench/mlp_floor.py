@@ -1,9 +1,11 @@
 """The floor of the MLP workload in plain numpy: the three layers' products (784-512-256-10,
 batch 128) forward and backward, ReLU and its gradient, and mxmod's blocked SGD-momentum update,
 with nothing else (no bias, softmax, metric, batch copy or framework). Prints process CPU time
-per step and per product, at the BLAS threads the environment gives (OMP_NUM_THREADS=1 for one).
+(and wall-clock time) per step and per product, at the BLAS threads the environment gives
+(OMP_NUM_THREADS=1 for one) or, with --threads, at each of those counts in turn (threadpoolctl).
 
     OMP_NUM_THREADS=1 python bench/mlp_floor.py [--steps 100]
+    python bench/mlp_floor.py --threads 1,2,1,2
 """
 import argparse
 import collections
@@ -20,6 +22,8 @@ from mxmod.ops import optimizer_kernels as K  # noqa: E402  pylint: disable=wron
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--steps', type=int, default=100)
+    parser.add_argument('--threads', default=None,
+                        help='comma-separated BLAS thread counts to run in turn')
     args = parser.parse_args()
     rs = np.random.RandomState(0)
     batch, dims = 128, [784, 512, 256, 10]
@@ -55,17 +59,28 @@ def main():
             K.mom_update_into(m, w, g, *scalars)
         spent['update'] += time.process_time() - tic
 
-    for i in range(20):
-        step(i)
-    spent.clear()
-    tic = time.process_time()
-    for i in range(args.steps):
-        step(i)
-    total = (time.process_time() - tic) / args.steps
-    print('%.0f us per step (%.0f samples per CPU second): %s' % (
-        total * 1e6, batch / total,
-        ', '.join('%s %.0f us' % (k, v / args.steps * 1e6) for k, v in sorted(spent.items()))))
+    def run(label):
+        for i in range(20):
+            step(i)
+        spent.clear()
+        tic, wall = time.process_time(), time.perf_counter()
+        for i in range(args.steps):
+            step(i)
+        total = (time.process_time() - tic) / args.steps
+        wall = (time.perf_counter() - wall) / args.steps
+        print('%s%.0f us of CPU per step (%.0f samples per CPU second), %.0f us of wall clock '
+              '(%.0f samples/s): %s' % (
+                  label, total * 1e6, batch / total, wall * 1e6, batch / wall,
+                  ', '.join('%s %.0f us' % (k, v / args.steps * 1e6)
+                            for k, v in sorted(spent.items()))), flush=True)
 
+    if args.threads is None:
+        run('')
+        return
+    from threadpoolctl import threadpool_limits  # pylint: disable=import-outside-toplevel
+    for count in args.threads.split(','):
+        with threadpool_limits(int(count), 'blas'):
+            run('%s thread(s): ' % count)
 
 if __name__ == '__main__':
     main()

@@ -32,6 +32,9 @@ SLACK = 0.3             # a core counts as free while others use less than this 
 # shorter one (FIRST_LOOK seconds) starts instead, decided meanwhile from the run queue
 BUSY = 0.5
 FIRST_LOOK = 0.25
+# two forward passes more than GAP seconds apart, with less than BUSY of a core used between
+# them, mean this process waited: the window starts again there
+GAP = 0.05
 
 
 def available_cores():
@@ -89,6 +92,7 @@ class Governor(object):
         self.controller = None
         self.next_look = 0.0
         self.last = None
+        self.last_tick = None       # (wall clock, process CPU time) of the last forward pass
         wanted = environ.get('MXMOD_NUM_THREADS', 'auto').strip().lower()
         if wanted not in ('', 'auto'):
             self.mode = 'fixed'
@@ -110,6 +114,15 @@ class Governor(object):
     def _sample():
         busy = _machine_busy()
         return None if busy is None else (_now(), busy, _cpu())
+
+    def resume(self):
+        """This process waited since its last forward pass: start a new window now and choose
+        from the run queue meanwhile (mode 'auto')."""
+        self.last = self._sample()
+        self.next_look = _now() + FIRST_LOOK
+        wanted = self.choose(_runnable_others())
+        if wanted != self.threads:
+            self.apply(wanted)
 
     def look(self):
         """Measure the other processes' load since the last look and adjust (mode 'auto')."""
@@ -154,9 +167,16 @@ GOVERNOR = Governor()
 
 def tick():
     """Called by the executor once per forward pass: every INTERVAL seconds in 'auto' mode,
-    re-measure the machine's load and adjust the thread count. Costs a clock read otherwise."""
+    re-measure the machine's load and adjust the thread count; after a pause in which this
+    process waited, start measuring afresh. Costs two clock reads otherwise."""
     gov = GOVERNOR
-    if gov.mode == 'auto' and _now() >= gov.next_look:
+    if gov.mode != 'auto':
+        return
+    now, cpu = _now(), _cpu()
+    last, gov.last_tick = gov.last_tick, (now, cpu)
+    if last is not None and now - last[0] > GAP and cpu - last[1] < BUSY * (now - last[0]):
+        gov.resume()
+    elif now >= gov.next_look:
         gov.look()
 
 

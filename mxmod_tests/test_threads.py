@@ -84,6 +84,25 @@ def test_a_window_spent_waiting_is_not_measured(governor, monkeypatch):
     assert governor.threads == 2
 
 
+def test_neighbours_running_only_while_we_wait_leave_us_the_cores(governor):
+    """An interleaved benchmark: short epochs (ticks every 10 ms) alternate with pauses in which
+    other workers keep three cores busy. Their load is not ours to avoid; a neighbour busy while
+    we compute is."""
+    def epoch(others_meanwhile):
+        for _ in range(30):
+            _advance(governor, 0.01, ours=1.0, others=others_meanwhile)
+            threads.tick()
+    for _ in range(6):
+        epoch(0.0)
+        _advance(governor, 0.2, ours=0.0, others=3.0)
+    epoch(0.0)
+    assert governor.threads == 4
+    for _ in range(6):
+        epoch(3.0)
+        _advance(governor, 0.5, ours=0.0, others=3.0)
+    assert governor.threads == 1
+
+
 def test_choose_counts_a_core_free_below_the_slack(governor):
     assert [governor.choose(x) for x in (0.0, 0.29, 0.31, 1.0, 2.5, 9.0)] == [4, 4, 3, 3, 1, 1]
 
