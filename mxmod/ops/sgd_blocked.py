@@ -6,19 +6,12 @@ import threading
 
 import numpy as np
 
-from .. import threads
-
-__all__ = ['mom_update_into', 'BLOCK', 'PARALLEL_MIN']
+__all__ = ['mom_update_into', 'BLOCK']
 
 # elements per block of the blocked momentum update: the weight, gradient, momentum and scratch
 # blocks (4 x 128 KiB of float32) stay in a core's L2 cache across the update's six passes
 BLOCK = 32768
-# a tensor of at least this many elements has its blocks shared with a helper thread when the
-# BLAS may use two or more threads (mxmod.threads): the update is bound by one core's memory
-# bandwidth, and a second core brings its own
-PARALLEL_MIN = 8 * BLOCK
 _LOCAL = threading.local()
-_HELPER = []
 
 
 def _scratch(dtype, size):
@@ -33,14 +26,6 @@ def _scratch(dtype, size):
     return buf[:size]
 
 
-def _helper():
-    """The one worker thread that takes half of a large update's blocks."""
-    if not _HELPER:
-        from concurrent.futures import ThreadPoolExecutor  # pylint: disable=import-outside-toplevel
-        _HELPER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix='mxmod-update'))
-    return _HELPER[0]
-
-
 def mom_update_into(mom, weight, grad, momentum, lr, wd, rg, cg):
     """numpy: the multi-SGD momentum step and ``weight += mom`` written in place, block by
     block (the operations and their order per element are those of :func:`_mom_step_into`
@@ -52,12 +37,6 @@ def mom_update_into(mom, weight, grad, momentum, lr, wd, rg, cg):
         _block(weight, mom, grad, s, momentum, lr, wd, rg, cg)
         return
     w, m, g = weight.reshape(-1), mom.reshape(-1), grad.reshape(-1)
-    if n >= PARALLEL_MIN and (threads.get_num_threads() or 1) > 1:
-        half = (n // BLOCK // 2) * BLOCK
-        job = _helper().submit(_blocks, w, m, g, half, n, momentum, lr, wd, rg, cg)
-        _blocks(w, m, g, 0, half, momentum, lr, wd, rg, cg)
-        job.result()
-        return
     _blocks(w, m, g, 0, n, momentum, lr, wd, rg, cg)
 
 

@@ -162,24 +162,3 @@ def test_gradient_of_another_shape_or_dtype_is_refused():
     with pytest.raises(mx.base.MXNetError, match='dtype|float64'):
         updater([0, 1], [mx.nd.ones((3, 2)), mx.nd.ones((4,), dtype='float64')], w)
 
-
-def test_large_update_shared_with_a_helper_thread_is_identical(monkeypatch):
-    """With two or more BLAS threads allowed, a large tensor's blocks are split between the
-    caller and a helper thread: the result is that of one thread."""
-    monkeypatch.setattr(B, 'BLOCK', 1000)
-    monkeypatch.setattr(B, 'PARALLEL_MIN', 4000)
-    rs = np.random.RandomState(1)
-    w0 = rs.randn(10500).astype(np.float32)
-    g = rs.randn(10500).astype(np.float32)
-    m0 = rs.randn(10500).astype(np.float32) * 0.1
-    args = K.scalars(np.dtype(np.float32), 0.9, 0.1, 1e-3, 0.5, -1.0)
-    results = []
-    for count in (1, 2):
-        monkeypatch.setattr(B.threads, 'get_num_threads', lambda count=count: count)
-        w, m = w0.copy(), m0.copy()
-        for _ in range(3):
-            K.mom_update_into(m, w, g, *args)
-        results.append((w, m))
-    np.testing.assert_array_equal(results[0][0], results[1][0])
-    np.testing.assert_array_equal(results[0][1], results[1][1])
-    assert B._HELPER, 'the helper thread was not used'
