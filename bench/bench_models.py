@@ -48,6 +48,17 @@ def memory_kib():
     return found.get('VmRSS'), found.get('VmHWM')
 
 
+def machine_busy():
+    """CPU seconds all processes used since boot (/proc/stat), or None where unreadable: with
+    the worker's own CPU time it gives what other processes used meanwhile."""
+    try:
+        with open('/proc/stat', 'rb') as handle:
+            ticks = [int(f) for f in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf('SC_CLK_TCK')
+
+
 def worker_main(args):
     """Answer JSON command lines on stdin, one JSON line each on stdout:
     {"setup": workload, "size": n, "batch": b} builds a model and trains the warm-up epoch,
@@ -70,10 +81,13 @@ def worker_main(args):
             out = {'units': worker.units, 'warmup_s': time.perf_counter() - tic,
                    'setup_s': setup_s, 'rss_after_setup_kib': memory_kib()[0]}
         elif 'run' in cmd:
-            cpu = time.process_time()
+            cpu, busy = time.process_time(), machine_busy()
             seconds, metric = worker.run_epoch()
-            out = {'seconds': seconds, 'cpu_seconds': time.process_time() - cpu,
-                   'units': worker.units, 'metric': metric}
+            cpu = time.process_time() - cpu
+            out = {'seconds': seconds, 'cpu_seconds': cpu, 'units': worker.units,
+                   'metric': metric}
+            if busy is not None:
+                out['others_cores'] = ((machine_busy() - busy) - cpu) / seconds
         elif 'finite' in cmd:
             out = {'params_finite': worker.finite(), 'peak_rss_kib': memory_kib()[1]}
         else:
@@ -203,6 +217,7 @@ def timed_rounds(args, workload, workers, records, notes):
                 del workers[label]
                 continue
             records[label]['per_round'].append(res['units'] / res['seconds'])
+            records[label]['others_per_round'].append(res.get('others_cores'))
             records[label]['cpu_per_round'].append(res['units'] / res['cpu_seconds'])
             records[label]['metric'] = res['metric']
 
@@ -213,6 +228,7 @@ def bench_workload(args, workload, pythons, notes):
     records = {label: {'warmup_s': r['warmup_s'], 'setup_s': r['setup_s'],
                        'rss_after_setup_kib': r['rss_after_setup_kib'],
                        'units_per_epoch': r['units'], 'per_round': [], 'cpu_per_round': [],
+                       'others_per_round': [],
                        'metric': None} for label, r in ready.items()}
     try:
         timed_rounds(args, workload, workers, records, notes)
@@ -258,6 +274,11 @@ def report(summary, args):
           % (workload, args.batch[workload], args.size[workload],
              'sentences generated' if workload == 'lstm' else 'samples', args.rounds, args.env,
              args.load, unit))
+    others = [o for rec in summary['impls'].values() for o in rec.get('others_per_round', [])
+              if o is not None]
+    if others:
+        print('  other processes meanwhile: %.2f cores at most, %.2f median (per timed epoch)'
+              % (max(others), statistics.median(others)))
     for label, rec in summary['impls'].items():
         peak = rec.get('peak_rss_kib')
         print('  %-11s median %8.1f  min %8.1f  max %8.1f  cpu %8.1f  warm-up %5.1f s  rss %6s  '

@@ -26,6 +26,15 @@ __all__ = ['available_cores', 'get_num_threads', 'set_num_threads', 'share_cores
 ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 INTERVAL = 1.0          # seconds between two looks at the machine's load
 SLACK = 0.3             # a core counts as free while others use less than this fraction of it
+# a window in which this process used less than BUSY cores on average was mostly spent waiting
+# (between epochs, or while other workers of an interleaved benchmark ran): what the others did
+# then says nothing about the cores free while it computes, so such a window is not used; a new,
+# shorter one (FIRST_LOOK seconds) starts instead, decided meanwhile from the run queue
+BUSY = 0.5
+FIRST_LOOK = 0.25
+# two forward passes more than GAP seconds apart, with less than BUSY of a core used between
+# them, mean this process waited: the window starts again there
+GAP = 0.05
 
 
 def available_cores():
@@ -83,6 +92,7 @@ class Governor(object):
         self.controller = None
         self.next_look = 0.0
         self.last = None
+        self.last_tick = None       # (wall clock, process CPU time) of the last forward pass
         wanted = environ.get('MXMOD_NUM_THREADS', 'auto').strip().lower()
         if wanted not in ('', 'auto'):
             self.mode = 'fixed'
@@ -105,16 +115,29 @@ class Governor(object):
         busy = _machine_busy()
         return None if busy is None else (_now(), busy, _cpu())
 
+    def resume(self):
+        """This process waited since its last forward pass: start a new window now and choose
+        from the run queue meanwhile (mode 'auto')."""
+        self.last = self._sample()
+        self.next_look = _now() + FIRST_LOOK
+        wanted = self.choose(_runnable_others())
+        if wanted != self.threads:
+            self.apply(wanted)
+
     def look(self):
         """Measure the other processes' load since the last look and adjust (mode 'auto')."""
         now = self._sample()
         last, self.last = self.last, now
         self.next_look = _now() + INTERVAL
-        if now is None or last is None or now[0] - last[0] < 0.5 * INTERVAL:
+        if now is None or last is None or now[0] - last[0] < 0.5 * FIRST_LOOK:
             return
         elapsed = now[0] - last[0]
-        others = ((now[1] - last[1]) - (now[2] - last[2])) / elapsed
-        wanted = self.choose(others)
+        if (now[2] - last[2]) / elapsed < BUSY:
+            # mostly idle since the last look: measure afresh while computing
+            self.next_look = _now() + FIRST_LOOK
+            wanted = self.choose(_runnable_others())
+        else:
+            wanted = self.choose(((now[1] - last[1]) - (now[2] - last[2])) / elapsed)
         if wanted != self.threads:
             self.apply(wanted)
 
@@ -144,9 +167,16 @@ GOVERNOR = Governor()
 
 def tick():
     """Called by the executor once per forward pass: every INTERVAL seconds in 'auto' mode,
-    re-measure the machine's load and adjust the thread count. Costs a clock read otherwise."""
+    re-measure the machine's load and adjust the thread count; after a pause in which this
+    process waited, start measuring afresh. Costs two clock reads otherwise."""
     gov = GOVERNOR
-    if gov.mode == 'auto' and _now() >= gov.next_look:
+    if gov.mode != 'auto':
+        return
+    now, cpu = _now(), _cpu()
+    last, gov.last_tick = gov.last_tick, (now, cpu)
+    if last is not None and now - last[0] > GAP and cpu - last[1] < BUSY * (now - last[0]):
+        gov.resume()
+    elif now >= gov.next_look:
         gov.look()
 
 

@@ -58,6 +58,51 @@ def test_auto_uses_idle_cores_and_backs_off_under_load(governor):
     assert governor.threads == 4 and _blas_threads() == {4}
 
 
+def test_a_window_spent_waiting_is_not_measured(governor, monkeypatch):
+    """Between epochs, or while the other workers of an interleaved benchmark run, this process
+    waits; the cores the others use then are free again when it computes. Such a window is not
+    counted: the run queue decides, and a short window measured while computing follows."""
+    runnable = {'others': 0.0}
+    monkeypatch.setattr(threads, '_runnable_others', lambda: runnable['others'])
+    _advance(governor, 1.5, ours=1.0, others=3.0)     # a busy machine: one thread
+    threads.tick()
+    assert governor.threads == 1
+    _advance(governor, 2.0, ours=0.1, others=3.0)     # we waited while the others computed
+    threads.tick()                                    # ... and now they wait: the run queue
+    assert governor.threads == 4 and _blas_threads() == {4}
+    assert governor.next_look == pytest.approx(governor.clock['now'] + threads.FIRST_LOOK)
+    _advance(governor, threads.FIRST_LOOK, ours=3.9, others=0.1)
+    threads.tick()                                    # measured while computing: still idle
+    assert governor.threads == 4
+    assert governor.next_look == pytest.approx(governor.clock['now'] + threads.INTERVAL)
+    _advance(governor, 2.0, ours=0.2, others=2.0)     # waiting again, a neighbour still runs
+    runnable['others'] = 2.0
+    threads.tick()
+    assert governor.threads == 2
+    _advance(governor, threads.FIRST_LOOK, ours=2.0, others=2.0)
+    threads.tick()
+    assert governor.threads == 2
+
+
+def test_neighbours_running_only_while_we_wait_leave_us_the_cores(governor):
+    """An interleaved benchmark: short epochs (ticks every 10 ms) alternate with pauses in which
+    other workers keep three cores busy. Their load is not ours to avoid; a neighbour busy while
+    we compute is."""
+    def epoch(others_meanwhile):
+        for _ in range(30):
+            _advance(governor, 0.01, ours=1.0, others=others_meanwhile)
+            threads.tick()
+    for _ in range(6):
+        epoch(0.0)
+        _advance(governor, 0.2, ours=0.0, others=3.0)
+    epoch(0.0)
+    assert governor.threads == 4
+    for _ in range(6):
+        epoch(3.0)
+        _advance(governor, 0.5, ours=0.0, others=3.0)
+    assert governor.threads == 1
+
+
 def test_choose_counts_a_core_free_below_the_slack(governor):
     assert [governor.choose(x) for x in (0.0, 0.29, 0.31, 1.0, 2.5, 9.0)] == [4, 4, 3, 3, 1, 1]
 

@@ -99,6 +99,9 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
                                 shared.get(name), name in params, shared_buffer, sparse)
         args.append(arr)
         grads.append(garr)
+    fresh = [name in params and shared.get(name) is None for name in plan.arg_names]
+    pack_contiguous([a for a, new in zip(args, fresh) if new])
+    pack_contiguous([g for g, new in zip(grads, fresh) if new and g is not None])
     auxs = []
     for name, slot, actx in zip(plan.aux_names, plan.aux_slots, aux_ctx):
         shared_aux = shared_exec.aux_dict.get(name) if shared_exec is not None else None
@@ -108,6 +111,27 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
             auxs.append(nd_zeros(slot_shapes[slot], actx, slot_types[slot]))
     return Executor(sym, ctx, plan, (args, grads, auxs, slot_shapes, slot_types), reqs, group2ctx,
                     optimized=opt)
+
+
+def pack_contiguous(arrays):
+    """Put freshly allocated (zero) dense host arrays of one dtype one after the other in a
+    single buffer, in the given order: an optimizer can then update many small parameters with
+    one pass over the buffer (see mxmod.optimizer.fused). The NDArrays stay the same objects."""
+    groups = {}
+    for arr in arrays:
+        data = arr._data
+        if type(arr) is NDArray and type(data) is np.ndarray and data.base is None and \
+                arr.context.device_typeid != 2 and data.flags.c_contiguous:
+            groups.setdefault((arr.context, data.dtype), []).append(arr)
+    for (_, dtype), members in groups.items():
+        if len(members) < 2:
+            continue
+        flat = np.zeros(sum(a._data.size for a in members), dtype)
+        start = 0
+        for arr in members:
+            size = arr._data.size
+            arr._data = flat[start:start + size].reshape(arr._data.shape)
+            start += size
 
 
 def _arg_arrays(name, shape, dtype, ctx, req, shared, is_param, shared_buffer,

@@ -47,6 +47,7 @@ class Executor(object):
                                and all(o.context == self._ctx for o in self.outputs))
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
+        fastpath.compile_hot(self)
         numerics.install(self)
         fusion.install(self)
 
@@ -167,21 +168,14 @@ class Executor(object):
         """Run the graph. Keyword arrays are copied into the arguments of those names first.
 
         Returns the list of output NDArrays."""
-        for name, value in kwargs.items():
-            if name not in self._arg_index:
-                raise MXNetError('forward: unknown argument %r; arguments are %s'
-                                 % (name, self._plan.arg_names))
-            dst = self.arg_arrays[self._arg_index[name]]
-            if not isinstance(value, (NDArray, np.ndarray)):
-                raise TypeError('forward: %s must be an NDArray or numpy array, got %s'
-                                % (name, type(value).__name__))
-            if tuple(value.shape) != dst.shape:
-                raise MXNetError('forward: shape of %s must be %s, got %s'
-                                 % (name, dst.shape, tuple(value.shape)))
-            dst[:] = value
+        if kwargs:
+            self._set_inputs(kwargs)
         if PROFILER.symbolic and self._plan is not self._unfused_plan:
             self._unfuse()
         threads.tick()
+        if self._hot and self._monitor is None and not PROFILER.symbolic:
+            fusion.activate(self, is_train)
+            return fastpath.forward(self, is_train)
         self._load_inputs()
         self._derived.clear()
         fusion.activate(self, is_train and self._monitor is None and not PROFILER.symbolic)
@@ -193,6 +187,7 @@ class Executor(object):
         vals = self._vals
         for octx in self._octx:
             octx.is_train = is_train
+        self._octx_mode = is_train
         self._deferred = None
         for out in self.outputs:
             out._exc = None
@@ -227,6 +222,21 @@ class Executor(object):
                     target[...] = _on(value, out.context)
         self._is_train = is_train
         return self.outputs
+
+    def _set_inputs(self, kwargs):
+        """Copy keyword arrays of ``forward`` into the arguments of those names."""
+        for name, value in kwargs.items():
+            if name not in self._arg_index:
+                raise MXNetError('forward: unknown argument %r; arguments are %s'
+                                 % (name, self._plan.arg_names))
+            dst = self.arg_arrays[self._arg_index[name]]
+            if not isinstance(value, (NDArray, np.ndarray)):
+                raise TypeError('forward: %s must be an NDArray or numpy array, got %s'
+                                % (name, type(value).__name__))
+            if tuple(value.shape) != dst.shape:
+                raise MXNetError('forward: shape of %s must be %s, got %s'
+                                 % (name, dst.shape, tuple(value.shape)))
+            dst[:] = value
 
     def _load_inputs(self):
         vals = self._vals
@@ -290,10 +300,14 @@ class Executor(object):
             defer_error([g for g in self.grad_arrays if g is not None], self._deferred)
             return
         self._values_for_backward()
-        grads = self._head_grads(out_grads)
+        if not self._heads_need_grad and (out_grads is None or type(out_grads) in (list, tuple)):
+            grads = {}          # no head takes a gradient: out_grads are not read
+        else:
+            grads = self._head_grads(out_grads)
         if self._fast_backward and self._monitor is None and not PROFILER.symbolic:
             fastpath.run_backward(self, grads)
-            self._write_grads(grads, self._grads_untouched)
+            if self._grads_untouched:
+                self._write_grads(grads, self._grads_untouched)
             if self._grad_hook is not None:
                 self._grad_hook(None)
             return
@@ -324,6 +338,7 @@ class Executor(object):
         if replay:
             rng.restore(replay)
         try:
+            self._octx_mode = False
             for step, octx, free in zip(self._plan.steps, self._octx, self._free_train):
                 octx.is_train = False
                 self._run_step(step, octx)

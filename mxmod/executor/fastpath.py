@@ -1,5 +1,10 @@
-"""The executor's hot loops for the common case (one device, no monitor, no mirroring): each step
-resolved at bind time into a tuple, so running a step is a few list look-ups and one call."""
+"""The executor's hot loops for the common case (one device, dense values, no monitor, no
+mirroring): each step resolved at bind time into a tuple, so running a step is a few list look-ups
+and one call. ``compile_hot`` resolves, once per bind, what ``forward`` and ``backward`` need
+around the steps (input slots, output copies, which gradients go where)."""
+from ..base import DeferredOpError, MXNetError
+from ..ndarray.ndarray import defer_error
+from .. import rng
 
 
 def share_derived(exe):
@@ -18,22 +23,88 @@ def share_derived(exe):
 
 def compile_backward(exe):
     """Per backward step: (backward, octx, inputs, outputs, aux, read inputs?, read outputs?,
-    need-grad flags, is loss?, slots to free after it, gradients finished after it)."""
+    (position, slot) of the inputs whose gradient is wanted, is loss?, slots to free after it,
+    gradients finished after it, the step)."""
     program = []
     for step, done, finished in zip(exe._backward_steps, exe._last_read, exe._grads_final):
         octx = exe._octx[step.index]
         free = tuple(s for s in done if s not in exe._kept)
+        wanted = tuple((i, s) for i, (s, need) in enumerate(zip(step.inputs, octx.need_grad))
+                       if need)
         program.append((step.op.backward, octx, tuple(step.inputs), tuple(step.outputs),
-                        tuple(step.aux), step.read_inputs, step.read_outputs,
-                        tuple(octx.need_grad), step.op.is_loss, free, finished, step))
+                        tuple(step.aux), step.read_inputs, step.read_outputs, wanted,
+                        step.op.is_loss, free, tuple(finished), step))
     return program
+
+
+def compile_hot(exe):
+    """What the hot ``forward``/``backward`` need, resolved once: ``exe._hot`` (whether they
+    apply), the (slot, array) pairs loaded before a pass, the (output array, slot) pairs copied
+    after it, and whether backward can skip the head-gradient bookkeeping."""
+    plan = exe._plan
+    exe._input_pairs = tuple(zip(plan.arg_slots, exe.arg_arrays)) + \
+        tuple(zip(plan.aux_slots, exe.aux_arrays))
+    exe._out_pairs = tuple(zip(exe.outputs, plan.head_slots))
+    exe._octx_mode = None
+    exe._hot = exe._local_outputs and not exe._has_sparse
+    # heads whose gradient is never asked for (loss layers and the like): with no out_grads,
+    # backward then starts from an empty gradient table, as _head_grads would return
+    exe._heads_need_grad = any(
+        not (node.op is not None and (node.op.is_loss or not getattr(node.op, 'needs_head_grad', True)
+                                      or not node.op.propagates_grad))
+        for node, _ in plan.heads)
+
+
+def forward(exe, is_train):
+    """``Executor.forward`` for a hot executor (its checks of keyword inputs already done)."""
+    vals = exe._vals
+    for slot, arr in exe._input_pairs:
+        vals[slot] = arr._data
+    derived = exe._derived
+    if derived:
+        derived.clear()
+    # backward after an inference pass reruns that pass (see Executor._values_for_backward);
+    # random operators must then draw what they drew here (Dropout mode='always')
+    exe._rng_before = (rng.snapshot(exe._contexts())
+                       if not is_train and exe._backward_steps else None)
+    if exe._octx_mode is not is_train:
+        for octx in exe._octx:
+            octx.is_train = is_train
+        exe._octx_mode = is_train
+    exe._deferred = None
+    outputs = exe.outputs
+    for out in outputs:
+        out._exc = None
+    try:
+        for (fwd, octx, ins, auxs, outs), free in zip(
+                exe._fwd_program, exe._free_train if is_train else exe._free_infer):
+            res = fwd(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
+            for s, o in zip(outs, res):
+                vals[s] = o
+            for s in free:
+                vals[s] = None
+    except DeferredOpError as err:
+        # reported when an output is read, as MXNet's asynchronous engine does
+        exe._deferred = err
+        defer_error(outputs, err)
+        exe._is_train = is_train
+        return outputs
+    for out, slot in exe._out_pairs:
+        value, target = vals[slot], out._data
+        if value is not target:
+            if value.shape != target.shape:
+                raise MXNetError('output %s has shape %s, the executor was bound for %s'
+                                 % (out, tuple(value.shape), out.shape))
+            target[...] = value
+    exe._is_train = is_train
+    return outputs
 
 
 def run_forward(exe, frees):
     """Forward over every step."""
     vals = exe._vals
-    for (forward, octx, ins, auxs, outs), free in zip(exe._fwd_program, frees):
-        res = forward(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
+    for (forward_, octx, ins, auxs, outs), free in zip(exe._fwd_program, frees):
+        res = forward_(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
         for s, o in zip(outs, res):
             vals[s] = o
         for s in free:
@@ -45,7 +116,8 @@ def run_backward(exe, grads):
     each argument gradient as soon as it is final."""
     vals = exe._vals
     pop = grads.pop
-    for (backward, octx, ins, outs, auxs, read_in, read_out, need, is_loss, free, finished,
+    get = grads.get
+    for (backward, octx, ins, outs, auxs, read_in, read_out, wanted, is_loss, free, finished,
          step) in exe._bwd_program:
         if len(outs) == 1:
             ogs = [pop(outs[0], None)]
@@ -59,12 +131,22 @@ def run_backward(exe, grads):
         if run:
             res = backward(octx, ogs, [vals[s] for s in ins] if read_in else step.no_inputs,
                            [vals[s] for s in outs] if read_out else step.no_outputs,
-                           [vals[s] for s in auxs])
-            for s, g, wanted in zip(ins, res, need):
-                if wanted and g is not None:
-                    old = grads.get(s)
+                           [vals[s] for s in auxs] if auxs else [])
+            count = len(res)
+            for i, s in wanted:
+                g = res[i] if i < count else None
+                if g is not None:
+                    old = get(s)
                     grads[s] = g if old is None else old + g
         for s in free:
             vals[s] = None
         if finished:
-            exe._write_grads(grads, finished)
+            if exe._grad_hook is not None:
+                exe._write_grads(grads, finished)
+                continue
+            for target in finished:
+                g = get(target[0])
+                if g is not None and g is target[2]._data:
+                    del grads[target[0]]    # the operator wrote it in place (grad_out)
+                else:
+                    exe._write_grads(grads, (target,))

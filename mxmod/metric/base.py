@@ -9,6 +9,7 @@ import numpy
 
 from ..base import numeric_types, string_types
 from ..ndarray import NDArray
+from ..ndarray.ndarray import raise_deferred
 from ..registry import family
 
 __all__ = ['EvalMetric', 'CompositeEvalMetric', 'CustomMetric', 'check_label_shapes',
@@ -20,6 +21,15 @@ def to_host(array):
     if isinstance(array, NDArray):
         return array.asnumpy()
     return numpy.asarray(array)
+
+
+def read_host(array):
+    """Like :func:`to_host`, for a metric that only reads the values: a dense NDArray on the
+    host is not copied (its pending operator error is raised all the same)."""
+    if type(array) is NDArray and type(array._data) is numpy.ndarray:
+        raise_deferred(array)
+        return array._data
+    return to_host(array)
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):

@@ -3,7 +3,7 @@ import math
 
 import numpy
 
-from .base import EvalMetric, register, alias, check_label_shapes, to_host
+from .base import EvalMetric, register, alias, check_label_shapes, read_host, to_host
 
 __all__ = ['Accuracy', 'TopKAccuracy', 'F1', 'MCC', 'PCC']
 
@@ -33,14 +33,14 @@ class Accuracy(EvalMetric):
         """Count correct predictions of each (label, prediction) pair."""
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            pred = to_host(pred)
-            label = to_host(label)
+            pred = read_host(pred)
+            label = read_host(label)
             if pred.shape != label.shape:
                 pred = numpy.argmax(pred, axis=self.axis)
-            pred = pred.astype('int32').ravel()
-            label = label.astype('int32').ravel()
+            pred = pred.astype(numpy.int32).ravel()
+            label = label.astype(numpy.int32).ravel()
             check_label_shapes(label, pred)
-            self._add((pred == label).sum(), len(pred))
+            self._add(numpy.count_nonzero(pred == label), len(pred))
 
 
 @register

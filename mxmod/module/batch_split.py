@@ -145,3 +145,45 @@ def _prepare_group2ctxs(group2ctxs, ctx_len):
         for i in range(ctx_len):
             result[i][group] = ctxs[i]
     return result
+
+
+def _single_cpu(group):
+    """(executor, data arrays, label arrays or None) when the group has one executor on a CPU
+    (the batch is then copied whole and the executor called directly), else None."""
+    if len(group.execs) != 1 or group.contexts[0].device_typeid == 2:
+        return None
+    data = tuple(pairs[0][1] for pairs in group.data_arrays)
+    label = None if group.label_arrays is None else \
+        tuple(pairs[0][1] for pairs in group.label_arrays)
+    return group.execs[0], data, label
+
+
+def _copied(batch, data_arrays, label_arrays):
+    """Copy a batch's host arrays whole into one executor's inputs; False (nothing decided, some
+    arrays perhaps copied) when an array is not a host array of the input's shape, or the batch
+    has no list of data: the general loader then copies again and raises what it raises."""
+    data = getattr(batch, 'data', None)
+    if type(data) is not list or len(data) != len(data_arrays):
+        return False
+    for src, dst in zip(data, data_arrays):
+        if not _copy_host(src, dst):
+            return False
+    if label_arrays is not None:
+        label = getattr(batch, 'label', None)
+        if label:
+            if type(label) is not list or len(label) != len(label_arrays):
+                return False
+            for src, dst in zip(label, label_arrays):
+                if not _copy_host(src, dst):
+                    return False
+    return True
+
+
+def _copy_host(src, dst):
+    data, target = getattr(src, '_data', None), dst._data
+    if type(data) is not np.ndarray or type(target) is not np.ndarray or \
+            data.shape != target.shape:
+        return False
+    if data is not target:
+        target[...] = data
+    return True

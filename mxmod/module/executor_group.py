@@ -14,7 +14,8 @@ from ..base import MXNetError
 from ..context import cpu
 from ..io import DataDesc
 from .batch_split import (_split_input_slice, _load_general, _load_data, _load_label,  # noqa: F401
-                          _merge_multi_context, _prepare_group2ctxs, slice_along)
+                          _merge_multi_context, _prepare_group2ctxs, slice_along, _single_cpu,
+                          _copied)
 from .parallel import run_per_device
 
 __all__ = ['DataParallelExecutorGroup']
@@ -123,6 +124,7 @@ class DataParallelExecutorGroup(object):
         self.state_arrays = self.grad_arrays = self.aux_arrays = self.input_grad_arrays = None
         self.data_shapes = self.label_shapes = self.data_names = self.label_names = None
         self.data_layouts = self.label_layouts = None
+        self._single = None
         self.output_names = symbol.list_outputs()
         self.num_outputs = len(self.output_names)
         self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr('__layout__'))
@@ -236,6 +238,7 @@ class DataParallelExecutorGroup(object):
             self.input_grad_arrays = [[e.grad_arrays[self.arg_names.index(d.name)] for e in execs]
                                       for d in self.data_shapes if d.name in self.arg_names]
         self.aux_arrays = [[e.aux_arrays[i] for e in execs] for i in range(len(self.aux_names))]
+        self._single = _single_cpu(self)
 
     def reshape(self, data_shapes, label_shapes):
         """Rebind for new input shapes, sharing memory with the executors bound first."""
@@ -292,9 +295,14 @@ class DataParallelExecutorGroup(object):
         is_train : bool, optional
             Defaults to ``for_training``.
         """
-        _load_data(data_batch, self.data_arrays, self.data_layouts)
         if is_train is None:
             is_train = self.for_training
+        single = self._single
+        if single is not None and type(data_batch) is not list and \
+                _copied(data_batch, single[1], single[2]):
+            single[0].forward(is_train=is_train)
+            return
+        _load_data(data_batch, self.data_arrays, self.data_layouts)
         first = data_batch[0] if isinstance(data_batch, list) else data_batch
         if self.label_arrays is not None and getattr(first, 'label', None):
             _load_label(data_batch, self.label_arrays, self.label_layouts)
@@ -305,6 +313,9 @@ class DataParallelExecutorGroup(object):
         if not self.for_training:
             raise MXNetError('backward needs executors bound with for_training=True; re-bind '
                              'the module with for_training=True')
+        if out_grads is None and self._single is not None:
+            self._single[0].backward(out_grads=[])
+            return
         out_grads = [] if out_grads is None else out_grads
         if not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
@@ -351,8 +362,10 @@ class DataParallelExecutorGroup(object):
             if pre_sliced:
                 labels_slice = labels[i]
             else:
-                labels_slice = [slice_along(label, axis, islice.start, islice.stop)
-                                if axis >= 0 else label
+                # a slice covering the whole batch is the label itself
+                labels_slice = [label if axis < 0 or (islice.start == 0 and
+                                                      islice.stop == label.shape[axis])
+                                else slice_along(label, axis, islice.start, islice.stop)
                                 for label, axis in zip(labels, self.label_layouts or [])]
             eval_metric.update_dict(OrderedDict(zip(self.label_names or [], labels_slice)),
                                     OrderedDict(zip(self.output_names, exec_.outputs)))

@@ -54,6 +54,10 @@ class Module(OptimizerMixin, BaseModule):
     compression_params : dict, optional
         Gradient compression for the kvstore, e.g. ``{'type': '2bit', 'threshold': 0.5}``.
     """
+    # (data descriptors, their shapes) and (label descriptors, labels read but not bound): what
+    # forward and backward check on every call, recomputed when a bind or reshape replaces them
+    _bound_shapes = None
+    _labels_missing = None
 
     def __init__(self, symbol, data_names=('data',), label_names=('softmax_label',),
                  logger=logging, context=ctx.cpu(), work_load_list=None,
@@ -339,7 +343,11 @@ class Module(OptimizerMixin, BaseModule):
         data_batch = param_checks.checked_batch(data_batch, self._data_names,
                                                 len(self._label_shapes or []))
         new_shapes = _batch_data_shapes(data_batch)
-        if tuple(d.shape for d in self._data_shapes) != new_shapes:
+        bound = self._data_shapes
+        cached = self._bound_shapes
+        if cached is None or cached[0] is not bound:
+            cached = self._bound_shapes = (bound, tuple(d.shape for d in bound))
+        if cached[1] != new_shapes:
             self.reshape(*self._descs_for(data_batch, new_shapes))
         first = data_batch[0] if isinstance(data_batch, list) else data_batch
         self._forward_had_labels = bool(getattr(first, 'label', None))
@@ -387,8 +395,12 @@ class Module(OptimizerMixin, BaseModule):
             read = self._labels_read = [n for n in self._label_names if n in args]
         if not read:
             return
-        bound = [d.name for d in self._label_shapes or []]
-        missing = [n for n in read if n not in bound]
+        label_shapes = self._label_shapes
+        known = self._labels_missing
+        if known is None or known[0] is not label_shapes:
+            bound = [d.name for d in label_shapes or []]
+            known = self._labels_missing = (label_shapes, [n for n in read if n not in bound])
+        missing = known[1]
         if missing:
             raise MXNetError(
                 'backward: the network reads the label %s, but the module was bound without it '

@@ -12,8 +12,25 @@ from . import checkpointing
 __all__ = ['OptimizerMixin']
 
 
+def _per_device_lists(param_arrays, grad_arrays, num_device):
+    """What ``_update_params`` hands the updater: per device, the indices (``param_index *
+    num_device + device``), gradients and weights of the parameters that have gradients."""
+    per_device = [([], [], []) for _ in range(num_device)]
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
+            indices, grads, weights = per_device[k]
+            indices.append(index * num_device + k)
+            grads.append(grad)
+            weights.append(weight)
+    return [tuple(map(tuple, lists)) for lists in per_device if lists[0]]
+
+
 class OptimizerMixin(object):
     """init_optimizer / borrow_optimizer / update / optimizer states for Module."""
+
+    _local_update_lists = None      # (param_arrays, grad_arrays, devices, per-device lists)
 
     def init_optimizer(self, kvstore='local', optimizer='sgd',
                        optimizer_params=(('learning_rate', 0.01),), force_init=False,
@@ -120,6 +137,20 @@ class OptimizerMixin(object):
         self._require('update', optimizer=True)
         self._params_dirty = True
         group = self._exec_group
+        if not self._kvstore and not self._update_on_kvstore:
+            # the local updater over every device's (index, gradient, weight) lists, as
+            # _update_params makes them; made again when a bind or reshape replaces the arrays
+            lists = self._local_update_lists
+            num_device = len(self._context)
+            if lists is None or lists[0] is not group.param_arrays or \
+                    lists[1] is not group.grad_arrays or lists[2] != num_device:
+                lists = self._local_update_lists = (
+                    group.param_arrays, group.grad_arrays, num_device,
+                    _per_device_lists(group.param_arrays, group.grad_arrays, num_device))
+            updater = self._updater
+            for indices, grads, weights in lists[3]:
+                updater(list(indices), list(grads), list(weights))
+            return
         exchange = self._exchange()
         if self._update_on_kvstore:
             _update_params_on_kvstore(group.param_arrays, group.grad_arrays, self._kvstore,

@@ -10,15 +10,17 @@ from .base import Operator, Param, register, merge_shape
 
 _NORMALIZATIONS = ('null', 'batch', 'valid')
 
-
 def _softmax(xp, x, axis):
     """Numerically stable softmax along ``axis`` (float16 computed in float32)."""
     work = x.astype(np.float32) if x.dtype == np.float16 else x
-    e = work - work.max(axis=axis, keepdims=True)
-    xp.exp(e, out=e)
+    if xp is np:        # the reductions without ndarray.max/sum's Python wrappers
+        e = np.subtract(work, np.maximum.reduce(work, axis=axis, keepdims=True))
+        np.exp(e, out=e)
+        e /= np.add.reduce(e, axis=axis, keepdims=True)
+        return e.astype(x.dtype, copy=False)
+    e = xp.exp(work - work.max(axis=axis, keepdims=True))
     e /= e.sum(axis=axis, keepdims=True)
     return e.astype(x.dtype, copy=False)
-
 
 def _size(shape):
     total = 1
@@ -26,15 +28,12 @@ def _size(shape):
         total *= d
     return total
 
-
 def _known(shape):
     return shape is not None and all(d > 0 for d in shape)
-
 
 def _label_zero_grad(octx, label):
     need = octx.need_grad
     return octx.xp.zeros_like(label) if need is not None and need[1] else None
-
 
 def _onehot_grad(xp, prob, labels, axis, alpha):
     """``prob`` minus a (smoothed) one-hot of integer ``labels`` along ``axis``; labels outside
@@ -60,7 +59,6 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     target = xp.where(hit, 1.0 - alpha, off).astype(prob.dtype)
     return prob - target
 
-
 class _LabelledLoss(Operator):
     """Loss layer with arguments (data, label); label dtype follows data."""
     arguments = ('data', 'label')
@@ -72,7 +70,6 @@ class _LabelledLoss(Operator):
         if dtype is None:
             return in_types, out_types
         return [dtype] * len(in_types), [dtype]     # one type for data and label, as MXNet
-
 
 # ---- SoftmaxOutput ----------------------------------------------------------------------------
 @register
@@ -186,7 +183,6 @@ class SoftmaxOutput(_LabelledLoss):
         divisor = count * (1 if self.p.normalization == 'valid' else spatial)
         return (grad * prob.dtype.type(self.p.grad_scale / divisor)).reshape(out.shape)
 
-
 # ---- regression outputs -----------------------------------------------------------------------
 class _RegressionOutput(_LabelledLoss):
     """Forward ``fn(data)``; gradient ``dloss(out, label) * grad_scale / outputs-per-sample``."""
@@ -225,16 +221,13 @@ class _RegressionOutput(_LabelledLoss):
         grad = grad * out.dtype.type(self.p.grad_scale / per_sample)
         return [grad.astype(data.dtype, copy=False), _label_zero_grad(octx, label)]
 
-
 def _sigmoid(xp, x):
     return 1 / (1 + xp.exp(-x))
-
 
 @register
 class LinearRegressionOutput(_RegressionOutput):
     """Identity forward; squared-loss gradient ``(out - label) * grad_scale / m``."""
     op_name = 'LinearRegressionOutput'
-
 
 @register
 class MAERegressionOutput(_RegressionOutput):
@@ -243,13 +236,11 @@ class MAERegressionOutput(_RegressionOutput):
     op_name = 'MAERegressionOutput'
     dloss = staticmethod(lambda xp, out, label: xp.where(out - label > 0, 1.0, -1.0).astype(out.dtype))
 
-
 @register
 class LogisticRegressionOutput(_RegressionOutput):
     """Sigmoid forward; binary cross-entropy gradient ``(out - label) * grad_scale / m``."""
     op_name = 'LogisticRegressionOutput'
     fn = staticmethod(_sigmoid)
-
 
 # ---- SVMOutput -------------------------------------------------------------------------------
 @register
@@ -283,7 +274,6 @@ class SVMOutput(_LabelledLoss):
         grad = (grad * reg).astype(data.dtype, copy=False).reshape(data.shape)
         return [grad, _label_zero_grad(octx, label)]
 
-
 # ---- MakeLoss / make_loss ---------------------------------------------------------------------
 @register
 class MakeLoss(Operator):
@@ -308,7 +298,6 @@ class MakeLoss(Operator):
             scale /= max(valid, 1)
         return [xp.full(data.shape, scale, dtype=data.dtype)]
 
-
 @register
 class MakeLossUnary(Operator):
     """``make_loss``: identity forward, gradient of ones (the head gradient is not used)."""
@@ -322,7 +311,6 @@ class MakeLossUnary(Operator):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         return [octx.xp.ones_like(inputs[0])]
-
 
 # ---- smooth_l1, softmax_cross_entropy (ordinary operators) ------------------------------------
 @register
@@ -347,7 +335,6 @@ class SmoothL1(Operator):
         inv = 1 / sq
         slope = octx.xp.where(octx.xp.abs(x) > inv, octx.xp.sign(x), sq * x)
         return [(out_grads[0] * slope).astype(x.dtype, copy=False)]
-
 
 @register
 class SoftmaxCrossEntropy(Operator):

@@ -87,7 +87,7 @@ class FullyConnected(Operator):
         grads = [_matmul(xp, dy, w, into[0], x.shape) if need[0] else None,
                  _matmul(xp, dy.T, self._flat(x), into[1], w.shape) if need[1] else None]
         if not self.p.no_bias:
-            grads.append(acc_sum(xp, dy, 0).reshape(inputs[2].shape) if need[2] else None)
+            grads.append(_bias_grad(xp, dy, into[2], inputs[2].shape) if need[2] else None)
         return grads
 
 
@@ -104,6 +104,16 @@ def _transposed(octx, w):
         hit = (w, octx.xp.ascontiguousarray(w.T))
         cache[id(w)] = hit
     return hit[1]
+
+
+def _bias_grad(xp, dy, out, shape):
+    """The bias gradient, ``dy`` summed over its rows (as ``acc_sum``: float32 and float16 summed in
+    float64 on numpy), written into ``out`` when given (the bias's gradient array)."""
+    if xp is np and dy.dtype in (np.float16, np.float32) and out is not None and \
+            out.dtype == dy.dtype and out.size == dy.shape[1] and out.flags.c_contiguous:
+        np.copyto(out.reshape(-1), np.add.reduce(dy, axis=0, dtype=np.float64), casting='unsafe')
+        return out
+    return acc_sum(xp, dy, 0).reshape(shape)
 
 
 def _matmul(xp, a, b, out, shape):

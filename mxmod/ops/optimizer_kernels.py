@@ -8,6 +8,8 @@ import functools
 
 import numpy as np
 
+from .sgd_blocked import mom_update_into
+
 __all__ = ['scalar', 'clip', 'sgd', 'sgd_mom', 'multi_sgd', 'mp_sgd', 'mp_sgd_mom', 'nag_mom',
            'mp_nag_mom', 'adam', 'rmsprop', 'rmspropalex', 'ftrl', 'ftml', 'signsgd', 'signum',
            'lamb_phase1', 'lamb_phase2', 'mp_lamb_phase1', 'mp_lamb_phase2', 'multi_lamb',
@@ -124,6 +126,11 @@ def multi_sgd(xp, weight, grad, mom, weight32, lr, wd, momentum, rescale_grad, c
     w = weight32 if weight32 is not None else weight
     g = grad.astype(t, copy=False)
     args = scalars(t, momentum, lr, wd, rescale_grad, clip_gradient)
+    if xp is np and into_weight and weight32 is None and mom is not None and \
+            _inplace_ok(mom, w, g) and w.flags.writeable and w.flags.c_contiguous and \
+            g.flags.c_contiguous:
+        mom_update_into(mom, w, g, *args)
+        return w
     if mom is not None and _inplace_ok(mom, w, g):
         scratch = _mom_step_into(xp, mom, w, g, *args)
         direct = into_weight and weight32 is None and w.flags.writeable

@@ -280,11 +280,17 @@ class Optimizer(object):
     def _update_count(self, index):
         """Count one update of ``index`` (int or list) and advance ``num_update``."""
         indices = index if isinstance(index, (list, tuple)) else [index]
+        counts = self._index_update_count
+        top = self.num_update
         for idx in indices:
-            if idx not in self._index_update_count:
-                self._index_update_count[idx] = self.begin_num_update
-            self._index_update_count[idx] += 1
-            self.num_update = max(self._index_update_count[idx], self.num_update)
+            count = counts.get(idx)
+            if count is None:
+                count = self.begin_num_update
+            count += 1
+            counts[idx] = count
+            if count >= top:            # as max(count, num_update)
+                top = count
+        self.num_update = top
 
     def _get_mults(self, base, indices, mults, attr):
         values = [base for _ in indices]

@@ -54,6 +54,22 @@ def _any_sparse(arrays):
     return any(isinstance(a, NDArray) and a.stype != 'default' for a in arrays)
 
 
+def _plainly_dense(weights, grads, states):
+    """True when every weight and gradient is a plain NDArray (whose storage is dense) and every
+    state None or a plain NDArray: a quick answer for the common case; False means only that
+    :func:`_any_sparse` must look."""
+    for arr in weights:
+        if type(arr) is not NDArray:
+            return False
+    for arr in grads:
+        if type(arr) is not NDArray:
+            return False
+    for arr in states:
+        if arr is not None and type(arr) is not NDArray:
+            return False
+    return True
+
+
 class _DenseView(object):
     """A dense NDArray standing for ``arr``: the array itself, the full-row values of a
     row_sparse array (written in place), or a copy of a CSR array written back by ``finish``."""
@@ -101,7 +117,8 @@ def sparse_aware(fn):
     @functools.wraps(fn)
     def update(self, index, weight, grad, state):
         if isinstance(index, (list, tuple)):
-            if not _any_sparse(list(weight) + list(grad) + _leaves(list(state))):
+            if _plainly_dense(weight, grad, state) or \
+                    not _any_sparse(list(weight) + list(grad) + _leaves(list(state))):
                 return fn(self, index, weight, grad, state)
             for i, w, g, s in zip(index, weight, grad, state):
                 update(self, i, w, g, s)

@@ -99,19 +99,23 @@ class SGD(Optimizer):
         if not isinstance(indices, (tuple, list)):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
         for weight, grad in zip(weights, grads):
-            check_arrays(self, weight, grad)
+            if type(weight) is not NDArray or type(grad) is not NDArray or \
+                    weight._data.shape != grad._data.shape or \
+                    weight._data.dtype != grad._data.dtype:
+                check_arrays(self, weight, grad)
         self._update_count(indices)
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
         momentum = self.momentum if self.momentum > 0 else 0.0
         clip = clip_or_off(self.clip_gradient)
+        rescale = self.rescale_grad
         for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
             mom, master = (state if multi_precision else (state, None))
             if momentum == 0.0:
                 mom = None
             data = weight._data
-            new = K.multi_sgd(weight.context.xp, data, grad._data, data_of(mom),
-                              data_of(master), lr, wd, momentum, self.rescale_grad, clip,
+            new = K.multi_sgd(weight._ctx.xp, data, grad._data, data_of(mom),
+                              data_of(master), lr, wd, momentum, rescale, clip,
                               into_weight=True)
             if new is not data:
                 data[...] = new

@@ -9,6 +9,7 @@ from ..base import MXNetError
 from ..context import device_scope
 from ..ndarray.ndarray import NDArray
 from ..profiler.hooks import traced
+from . import fused
 from .pickling import dumps, load_states
 from .state_keys import alias_key, copy_state
 
@@ -50,20 +51,34 @@ class Updater(object):
                              'of each' % (len(indices), len(grads), len(weights)))
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)  # pylint: disable=protected-access
+        synced = self.states_synced
+        # plain: every weight and gradient a dense NDArray, the weights on one host context
+        # with one dtype (the aggregated update then needs no grouping)
+        first = weights[0] if weights else None
+        plain = type(first) is NDArray and first._ctx.device_typeid != 2
+        if plain:
+            ctx, dtype = first._ctx, first._data.dtype
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 idx = indices[i] = idx.decode('utf-8')
-            if grads[i].shape != weights[i].shape:
-                raise MXNetError('Updater: the gradient of %r has shape %s, its weight %s'
-                                 % (idx, grads[i].shape, weights[i].shape))
-            if grads[i].dtype != weights[i].dtype:
-                raise MXNetError('Updater: the gradient of %r is %s, its weight %s; MXNet does '
-                                 'not cast: give both one dtype'
-                                 % (idx, np.dtype(grads[i].dtype).name,
-                                    np.dtype(weights[i].dtype).name))
-            self._ensure_state(idx, weights[i])
+            grad, weight = grads[i], weights[i]
+            if type(grad) is not NDArray or type(weight) is not NDArray:
+                _check_pair(idx, grad, weight)
+                plain = False
+            else:
+                gdata, wdata = grad._data, weight._data
+                if gdata.shape != wdata.shape or gdata.dtype != wdata.dtype:
+                    _check_pair(idx, grad, weight)
+                if plain and (wdata.dtype != dtype or
+                              (weight._ctx is not ctx and weight._ctx != ctx)):
+                    plain = False
+            if synced.get(idx) is not True:
+                self._ensure_state(idx, weight)
         if self.aggregate_updates:
-            self._aggregated(indices, weights, grads)
+            if plain and fused.sgd_applies(self.optimizer, first) and \
+                    fused.sgd_update(self, indices, weights, grads, self.optimizer.aggregate_num):
+                return
+            self._aggregated(indices, weights, grads, plain)
         else:
             for idx, w, g in zip(indices, weights, grads):
                 with device_scope(w.context):
@@ -82,11 +97,20 @@ class Updater(object):
             self.states[idx] = self.sync_state_context(self.states[idx], weight.context)
             self.states_synced[idx] = True
 
-    def _aggregated(self, indices, weights, grads):
+    def _aggregated(self, indices, weights, grads, plain=False):
+        size = self.optimizer.aggregate_num
+        if plain:
+            # one group (the common case): its chunks, without the grouping
+            states = self.states
+            update = self.optimizer.update_multi_precision
+            for start in range(0, len(indices), size):
+                idx = indices[start:start + size]
+                update(idx, weights[start:start + size], grads[start:start + size],
+                       [states[i] for i in idx])
+            return
         by_dtype = {}
         for entry in zip(indices, weights, grads):
             by_dtype.setdefault((entry[1].context, entry[1].dtype), []).append(entry)
-        size = self.optimizer.aggregate_num
         for (ctx, _), entries in by_dtype.items():
             for start in range(0, len(entries), size):
                 chunk = entries[start:start + size]
@@ -145,6 +169,17 @@ class Updater(object):
         bytes
         """
         return dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def _check_pair(idx, grad, weight):
+    """Raise MXNetError unless ``grad`` has the shape and dtype of ``weight``."""
+    if grad.shape != weight.shape:
+        raise MXNetError('Updater: the gradient of %r has shape %s, its weight %s'
+                         % (idx, grad.shape, weight.shape))
+    if grad.dtype != weight.dtype:
+        raise MXNetError('Updater: the gradient of %r is %s, its weight %s; MXNet does '
+                         'not cast: give both one dtype'
+                         % (idx, np.dtype(grad.dtype).name, np.dtype(weight.dtype).name))
 
 
 def get_updater(optimizer):

@@ -1,0 +1,102 @@
+"""The executor's hot forward/backward (one host device, dense values, no monitor): what it skips
+must not change what forward and backward do."""
+import numpy as np
+import pytest
+
+import mxmod as mx
+
+
+@pytest.fixture(autouse=True)
+def _fresh_names():
+    with mx.name.NameManager():
+        yield
+
+
+def test_training_mode_follows_each_call():
+    """The operators' training flag is set only when it changes; Dropout must still see every
+    change, also after a backward that reran an inference pass."""
+    y = mx.sym.Dropout(mx.sym.var('data'), p=0.5)
+    exe = y.simple_bind(ctx=mx.cpu(), data=(30, 30))
+    assert exe._hot
+    exe.arg_arrays[0][:] = 1
+    for is_train in (True, False, False, True, True, False):
+        out = exe.forward(is_train=is_train)[0].asnumpy()
+        if is_train:
+            assert set(np.unique(out)) == {0.0, 2.0}
+        else:
+            np.testing.assert_array_equal(out, 1)
+    exe.backward([mx.nd.ones((30, 30))])        # reruns the inference pass
+    np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), 1)
+    assert set(np.unique(exe.forward(is_train=True)[0].asnumpy())) == {0.0, 2.0}
+
+
+def test_outputs_stay_the_same_arrays_and_views_see_new_values():
+    x = mx.sym.var('x')
+    exe = (x * 2).simple_bind(ctx=mx.cpu(), x=(4,))
+    out = exe.outputs[0]
+    view = out[1:3]
+    for value in (1.0, 5.0):
+        exe.arg_arrays[0][:] = value
+        assert exe.forward()[0] is out
+        np.testing.assert_array_equal(view.asnumpy(), [2 * value] * 2)
+
+
+def test_keyword_inputs_are_checked_and_copied():
+    x = mx.sym.var('x')
+    exe = mx.sym.exp(x).simple_bind(ctx=mx.cpu(), x=(2, 3))
+    with pytest.raises(mx.base.MXNetError, match='shape of x'):
+        exe.forward(x=mx.nd.ones((3, 2)))
+    with pytest.raises(mx.base.MXNetError, match='unknown argument'):
+        exe.forward(y=mx.nd.ones((2, 3)))
+    with pytest.raises(TypeError, match='NDArray or numpy'):
+        exe.forward(x=[[1, 2, 3], [4, 5, 6]])
+    exe.forward(x=np.zeros((2, 3)))
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), np.ones((2, 3)))
+
+
+def test_operator_error_is_deferred_to_the_read():
+    data = mx.sym.var('data')
+    idx = mx.sym.var('idx')
+    exe = mx.sym.take(data, idx, mode='raise').simple_bind(ctx=mx.cpu(), data=(3, 2),
+                                                           idx=(2,))
+    exe.arg_dict['idx'][:] = mx.nd.array([0, 7])
+    outs = exe.forward()                         # no error here, as MXNet's engine
+    with pytest.raises(mx.base.MXNetError, match='out of bound'):
+        outs[0].asnumpy()
+    exe.arg_dict['idx'][:] = mx.nd.array([0, 2])
+    exe.arg_dict['data'][:] = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [[1, 2], [5, 6]])
+
+
+def test_loss_heads_ignore_out_grads_and_other_heads_need_them():
+    data = mx.sym.var('data')
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name='fc')
+    loss = mx.sym.SoftmaxOutput(fc, name='softmax')
+    exe = loss.simple_bind(ctx=mx.cpu(), data=(2, 4))
+    assert not exe._heads_need_grad
+    exe.arg_dict['data'][:] = 1
+    exe.forward(is_train=True)
+    exe.backward()
+    first = exe.grad_dict['fc_weight'].asnumpy()
+    exe.backward([mx.nd.ones((2, 3)) * 7])         # ignored by a loss layer
+    np.testing.assert_array_equal(exe.grad_dict['fc_weight'].asnumpy(), first)
+    both = mx.sym.Group([loss, fc])
+    exe2 = both.simple_bind(ctx=mx.cpu(), data=(2, 4))
+    assert exe2._heads_need_grad
+    exe2.forward(is_train=True)
+    with pytest.raises(mx.base.MXNetError, match='head gradient'):
+        exe2.backward()
+
+
+def test_grad_hook_sees_each_finished_gradient_once():
+    data = mx.sym.var('data')
+    net = mx.sym.FullyConnected(data, num_hidden=4, name='a')
+    net = mx.sym.FullyConnected(mx.sym.relu(net), num_hidden=2, name='b')
+    exe = mx.sym.SoftmaxOutput(net, name='sm').simple_bind(ctx=mx.cpu(), data=(3, 5))
+    seen = []
+    exe.set_grad_ready_hook(seen.append)
+    exe.forward(is_train=True)
+    exe.backward()
+    names = [n for batch in seen if batch for n in batch]
+    assert sorted(names) == sorted(exe._symbol.list_arguments())   # grad_req 'write' for all
+    assert seen[-1] is None

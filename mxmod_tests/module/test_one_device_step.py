@@ -1,0 +1,72 @@
+"""Module's step on one host device (the executor group copies the batch whole and calls its
+executor directly): every kind of batch Module.forward accepts still loads, reshapes and fails
+as before, and update_metric sees the batch's labels."""
+import numpy as np
+import pytest
+
+import mxmod as mx
+
+
+def _module(batch=4):
+    data = mx.sym.Variable('data')
+    net = mx.sym.FullyConnected(data, num_hidden=3, name='fc')
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name='softmax'), context=mx.cpu())
+    mod.bind(data_shapes=[('data', (batch, 5))], label_shapes=[('softmax_label', (batch,))])
+    mod.init_params(mx.init.Uniform(0.5))
+    mod.init_optimizer(optimizer='sgd', optimizer_params={'learning_rate': 0.1})
+    return mod
+
+
+def _reference(mod, x):
+    args = mod.get_params()[0]
+    z = x @ args['fc_weight'].asnumpy().T + args['fc_bias'].asnumpy()
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_every_kind_of_batch_loads():
+    mod = _module()
+    assert mod._exec_group._single is not None
+    rs = np.random.RandomState(0)
+    x = rs.randn(4, 5).astype(np.float32)
+    y = np.array([0, 1, 2, 1], np.float32)
+    for batch in (mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]),
+                  mx.io.DataBatch([x], [y]),                       # numpy arrays
+                  mx.io.DataBatch((mx.nd.array(x),), (mx.nd.array(y),)),   # tuples
+                  mx.io.DataBatch([mx.nd.array(x)], None)):        # no label
+        mod.forward(batch, is_train=False)
+        np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), _reference(mod, x),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(mod._exec_group.execs[0].arg_dict['data'].asnumpy(), x)
+
+
+def test_another_batch_size_reshapes_and_a_wrong_shape_is_refused():
+    mod = _module()
+    x = np.ones((6, 5), np.float32)
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.zeros((6,))]), is_train=False)
+    assert mod.get_outputs()[0].shape == (6, 3)
+    with pytest.raises(mx.base.MXNetError, match='cannot load an array of shape'):
+        mod._exec_group.forward(mx.io.DataBatch([mx.nd.ones((6, 4))], [mx.nd.zeros((6,))]))
+
+
+def test_backward_without_labels_is_refused_after_a_labelled_step():
+    mod = _module()
+    x, y = mx.nd.ones((4, 5)), mx.nd.array([0, 1, 2, 0])
+    mod.forward_backward(mx.io.DataBatch([x], [y]))
+    mod.update()
+    mod.forward(mx.io.DataBatch([x], None), is_train=True)
+    with pytest.raises(mx.base.MXNetError, match='without labels'):
+        mod.backward()
+
+
+def test_update_metric_reads_the_batch_labels():
+    mod = _module()
+    rs = np.random.RandomState(1)
+    x = rs.randn(4, 5).astype(np.float32)
+    y = mx.nd.array([0, 1, 2, 1])
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)], [y]), is_train=False)
+    metric = mx.metric.Accuracy()
+    mod.update_metric(metric, [y])
+    want = float((_reference(mod, x).argmax(axis=1) == y.asnumpy()).mean())
+    assert metric.get() == ('accuracy', want)
+    np.testing.assert_array_equal(y.asnumpy(), [0, 1, 2, 1])       # not changed

@@ -1,0 +1,164 @@
+"""SGD over Module's packed parameters (mxmod.optimizer.fused): the same weights and momenta, bit
+for bit, as the per-tensor update, which a subclass of SGD still takes."""
+import numpy as np
+import pytest
+
+import mxmod as mx
+from mxmod.ops import optimizer_kernels as K
+from mxmod.ops import sgd_blocked as B
+from mxmod.optimizer import fused as fused_module
+
+
+class PerTensorSGD(mx.optimizer.SGD):
+    """SGD as it updates one tensor at a time (a subclass never takes the fused path)."""
+
+
+def _net():
+    data = mx.sym.Variable('data')
+    net = mx.sym.FullyConnected(data, num_hidden=24, name='fc1')
+    net = mx.sym.Activation(net, act_type='relu')
+    net = mx.sym.FullyConnected(net, num_hidden=16, name='fc2', attr={'__lr_mult__': '0.5'})
+    net = mx.sym.Activation(net, act_type='tanh')
+    net = mx.sym.FullyConnected(net, num_hidden=5, name='fc3')
+    return mx.sym.SoftmaxOutput(net, name='softmax')
+
+
+def _train(opt_class, steps=12, **opt_params):
+    """Train a module on random batches; return it and its optimizer."""
+    mx.random.seed(3)
+    rs = np.random.RandomState(7)
+    mod = mx.mod.Module(_net(), context=mx.cpu())
+    mod.bind(data_shapes=[('data', (6, 11))], label_shapes=[('softmax_label', (6,))])
+    mod.init_params(mx.init.Xavier(magnitude=2.0))
+    opt = opt_class(rescale_grad=1.0 / 6, param_idx2name=dict(enumerate(mod._param_names)),
+                    sym=mod.symbol, **opt_params)
+    mod.init_optimizer(optimizer=opt)
+    for _ in range(steps):
+        batch = mx.io.DataBatch(data=[mx.nd.array(rs.randn(6, 11).astype(np.float32) * 3)],
+                                label=[mx.nd.array(rs.randint(0, 5, 6).astype(np.float32))])
+        mod.forward_backward(batch)
+        mod.update()
+    return mod
+
+
+def _state_arrays(mod):
+    out = {}
+    for key, state in mod._updater.states.items():
+        if state is not None:
+            out[key] = state.asnumpy()
+    return out
+
+
+CASES = [
+    dict(learning_rate=0.1, momentum=0.9),
+    dict(learning_rate=0.05, momentum=0.9, wd=1e-3),           # biases: wd_mult 0
+    dict(learning_rate=0.2, momentum=0.5, wd=1e-4, clip_gradient=0.05),
+    dict(learning_rate=0.1, momentum=0.0, wd=1e-3),
+    dict(momentum=0.9, lr_scheduler='factor'),
+]
+
+
+@pytest.mark.parametrize('params', CASES)
+def test_fused_update_is_bit_identical_to_per_tensor(params, monkeypatch):
+    merged = []
+
+    class Counting(object):
+        """optimizer_kernels, counting the updates of runs of several tensors."""
+        def __getattr__(self, name):
+            return getattr(K, name)
+
+        @staticmethod
+        def mom_update_into(*args):
+            merged.append(args[0].size)
+            return K.mom_update_into(*args)
+    monkeypatch.setattr(fused_module, 'K', Counting())
+
+    def make():
+        if 'lr_scheduler' not in params:
+            return dict(params)
+        sched = mx.lr_scheduler.FactorScheduler(step=3, factor=0.5, base_lr=0.3)
+        return dict(params, lr_scheduler=sched)
+    fused = _train(mx.optimizer.SGD, **make())
+    reference = _train(PerTensorSGD, **make())
+    got, want = fused.get_params()[0], reference.get_params()[0]
+    for name in want:
+        np.testing.assert_array_equal(got[name].asnumpy(), want[name].asnumpy(), err_msg=name)
+    got_states, want_states = _state_arrays(fused), _state_arrays(reference)
+    assert got_states.keys() == want_states.keys()
+    for key in want_states:
+        np.testing.assert_array_equal(got_states[key], want_states[key])
+    assert fused._optimizer.num_update == reference._optimizer.num_update == 12
+    if params.get('momentum') and not params.get('wd'):
+        # each layer's weight and bias share their scalars (fc2's lr_mult applies to both):
+        # one pass per layer and update
+        assert merged == [24 * 11 + 24, 16 * 24 + 16, 5 * 16 + 5] * 12
+    elif not params.get('momentum'):
+        assert not merged
+
+
+def test_parameters_and_gradients_are_packed_in_argument_order():
+    mod = mx.mod.Module(_net(), context=mx.cpu())
+    mod.bind(data_shapes=[('data', (6, 11))], label_shapes=[('softmax_label', (6,))])
+    mod.init_params(mx.init.Uniform(0.1))
+    group = mod._exec_group
+    for arrays in (group.param_arrays, group.grad_arrays):
+        datas = [a[0]._data for a in arrays]
+        base = datas[0].base
+        assert base is not None and base.ndim == 1
+        assert base.size == sum(d.size for d in datas)
+        offset = 0
+        for d in datas:
+            assert d.base is base
+            np.testing.assert_array_equal(d.reshape(-1), base[offset:offset + d.size])
+            offset += d.size
+    # the parameters are the module's: set_params writes through them
+    args, auxs = mod.get_params()
+    args['fc2_weight'][:] = 1.5
+    mod.set_params(args, auxs)
+    assert (group.param_arrays[2][0].asnumpy() == 1.5).all()
+
+
+def test_states_saved_and_loaded_resume_identically(tmp_path):
+    params = dict(learning_rate=0.1, momentum=0.9, wd=1e-3)
+    whole = _train(mx.optimizer.SGD, steps=10, **params)
+    first = _train(mx.optimizer.SGD, steps=5, **params)
+    fname = str(tmp_path / 'opt.states')
+    first.save_optimizer_states(fname)
+    first.load_optimizer_states(fname)        # new state arrays: the plan is made again
+    rs = np.random.RandomState(7)
+    for _ in range(5):                         # the batches _train drew first
+        rs.randn(6, 11), rs.randint(0, 5, 6)
+    for _ in range(5):
+        batch = mx.io.DataBatch(data=[mx.nd.array(rs.randn(6, 11).astype(np.float32) * 3)],
+                                label=[mx.nd.array(rs.randint(0, 5, 6).astype(np.float32))])
+        first.forward_backward(batch)
+        first.update()
+    for name, value in whole.get_params()[0].items():
+        np.testing.assert_array_equal(first.get_params()[0][name].asnumpy(), value.asnumpy())
+
+
+def test_blocked_momentum_kernel_matches_the_expression(monkeypatch):
+    """mom_update_into, block by block, against the multi-SGD expression in numpy."""
+    monkeypatch.setattr(B, 'BLOCK', 1000)
+    rs = np.random.RandomState(0)
+    for n, clip in ((1000, -1.0), (4321, -1.0), (2500, 0.01)):
+        w = rs.randn(n).astype(np.float32)
+        g = rs.randn(n).astype(np.float32)
+        m = rs.randn(n).astype(np.float32) * 0.1
+        momentum, lr, wd, rg, cg = K.scalars(np.dtype(np.float32), 0.9, 0.1, 1e-3, 0.5, clip)
+        step = lr * np.clip(g * rg, -cg, cg) if cg >= 0 else g * (lr * rg)
+        want_m = m * momentum - w * (lr * wd) - step
+        want_w = w + want_m
+        K.mom_update_into(m, w, g, momentum, lr, wd, rg, cg)
+        np.testing.assert_array_equal(m, want_m)
+        np.testing.assert_array_equal(w, want_w)
+
+
+def test_gradient_of_another_shape_or_dtype_is_refused():
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(momentum=0.9))
+    w = [mx.nd.ones((3, 2)), mx.nd.ones((4,))]
+    with pytest.raises(mx.base.MXNetError, match='shape'):
+        updater([0, 1], [mx.nd.ones((3, 2)), mx.nd.ones((5,))], w)
+    with pytest.raises(mx.base.MXNetError, match='dtype|float64'):
+        updater([0, 1], [mx.nd.ones((3, 2)), mx.nd.ones((4,), dtype='float64')], w)
+
