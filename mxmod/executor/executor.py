@@ -7,16 +7,18 @@ import numpy as np
 
 from ..base import MXNetError, DeferredOpError
 from ..context import device_scope, xp_of
-from ..ndarray.ndarray import NDArray, from_xp, on_device, _put, defer_error
+from ..ndarray.ndarray import NDArray, on_device, _put, defer_error
 from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, fuse_lstm, fusion, gradient_writes, numerics, storage
 from .monitoring import report_forward, report_backward
+from .setup import ExecutorSetup
+from .utilities import ExecutorUtilities
 
 
-class Executor(object):
+class Executor(ExecutorSetup, ExecutorUtilities):
     """A bound symbol. Created by ``Symbol.bind`` / ``Symbol.simple_bind``, not directly."""
 
     def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None,
@@ -50,117 +52,6 @@ class Executor(object):
         fastpath.compile_hot(self)
         numerics.install(self)
         fusion.install(self)
-
-    # ---- set-up -------------------------------------------------------------
-    def _step_ctx(self, step):
-        group = step.node.attrs.get('__ctx_group__')
-        return self._group2ctx.get(group, self._ctx) if group else self._ctx
-
-    def _slot_ctx(self, slot):
-        step = self._plan.producer.get(slot)
-        if step is not None:
-            return step.ctx
-        if slot in self._plan.arg_slots:
-            return self.arg_arrays[self._plan.arg_slots.index(slot)].context
-        return self.aux_arrays[self._plan.aux_slots.index(slot)].context
-
-    def _zeros(self, slot):
-        ctx = self._slot_ctx(slot)
-        shape, dtype = self._shapes[slot], self._dtypes[slot] or 'float32'
-        xp = xp_of(ctx)
-        if xp is np:
-            return np.zeros(shape or (), dtype=dtype)
-        with xp.cuda.Device(ctx.device_id):
-            return xp.zeros(shape or (), dtype=dtype)
-
-    def _install_storage(self):
-        """Storage types of values and gradients; sparse steps get dispatching functions."""
-        plan = self._plan
-        known = {n: a.stype for n, a in zip(plan.arg_names + plan.aux_names,
-                                             list(self.arg_arrays) + list(self.aux_arrays))}
-        sparse = storage.install(self, known)
-        if sparse:
-            storage.patch_programs(self)
-        return sparse
-
-    def _new_output(self, slot):
-        ctx = self._slot_ctx(slot)
-        if self._stypes[slot] != 'default':
-            return storage.empty_like_slot(self, slot, ctx)
-        return from_xp(self._zeros(slot), ctx)
-
-    def _prepare_gradients(self, mirror):
-        plan = self._plan
-        self._grad_slots = {slot for slot, req, g in zip(plan.arg_slots, self._grad_req, self.grad_arrays)
-                            if req != 'null' and g is not None}
-        self._backward_steps = plan.mark_gradients(self._grad_slots)
-        kept = plan.lifetimes(self._backward_steps, mirror)
-        self._kept = kept
-        self._free_train = [list(s.free_after) for s in plan.steps]
-        infer_keep = set(plan.head_slots) | set(plan.arg_slots) | set(plan.aux_slots)
-        last = {}
-        for step in plan.steps:
-            for s in step.inputs + step.aux:
-                last[s] = step.index
-        self._free_infer = [[] for _ in plan.steps]
-        for slot, idx in last.items():
-            if slot not in infer_keep:
-                self._free_infer[idx].append(slot)
-        self._last_read = self._backward_last_reads()
-        self._compile()
-
-    def _compile(self):
-        """Resolve at bind time what the hot loops need per step."""
-        plan = self._plan
-        self._single_ctx = all(o.ctx == self._ctx for o in self._octx) and all(
-            a.context == self._ctx for a in list(self.arg_arrays) + list(self.aux_arrays))
-        self._fwd_program = [(step.op.forward, octx, tuple(step.inputs), tuple(step.aux),
-                              tuple(step.outputs)) for step, octx in zip(plan.steps, self._octx)]
-        fastpath.share_derived(self)
-        gradient_writes.plan(self)
-        for step in self._backward_steps:
-            octx = self._octx[step.index]
-            producer = plan.producer
-            octx.need_grad = [s in self._grad_slots or (s in producer and producer[s].needs_grad)
-                              for s in step.inputs]
-            uses = step.op.backward_uses
-            step.read_inputs = 'inputs' in uses
-            step.read_outputs = 'outputs' in uses
-            step.no_inputs = [None] * len(step.inputs)
-            step.no_outputs = [None] * len(step.outputs)
-        self._fast_backward = self._single_ctx and not any(s.mirror for s in plan.steps)
-        self._bwd_program = fastpath.compile_backward(self)
-
-    def _backward_last_reads(self):
-        """For each backward step, the recomputed/kept slots that no later backward step reads."""
-        plan = self._plan
-        seen, out = set(), []
-        for step in reversed(self._backward_steps):
-            reads = set(plan._backward_reads(step)) - seen
-            seen |= reads
-            out.append(reads)
-        return list(reversed(out))
-
-    # ---- properties -----------------------------------------------------------
-    @property
-    def arg_dict(self):
-        """Argument name -> NDArray."""
-        return dict(zip(self._plan.arg_names, self.arg_arrays))
-
-    @property
-    def grad_dict(self):
-        """Argument name -> gradient NDArray (arguments with grad_req 'null' are left out)."""
-        return {n: g for n, g in zip(self._plan.arg_names, self.grad_arrays) if g is not None}
-
-    @property
-    def aux_dict(self):
-        """Auxiliary state name -> NDArray."""
-        return dict(zip(self._plan.aux_names, self.aux_arrays))
-
-    @property
-    def output_dict(self):
-        """Output name -> NDArray."""
-        return dict(zip(self._symbol.list_outputs(), self.outputs))
 
     # ---- running ------------------------------------------------------------------
     @on_device
@@ -482,60 +373,6 @@ class Executor(object):
         """Run every operator of the graph from now on (fuse_lstm.unfuse)."""
         fuse_lstm.unfuse(self)
 
-    # ---- monitoring and utilities ------------------------------------------------
-    def set_monitor_callback(self, callback, monitor_all=False):
-        """Call ``callback(name, NDArray)`` on every operator output (and inputs with monitor_all)."""
-        self._unfuse()
-        self._monitor, self._monitor_all = numerics.chain(self, callback, monitor_all)
-        self._user_monitor = (callback, monitor_all)     # reshape installs it on the new executor
-
-    def get_optimized_symbol(self):
-        """The symbol actually executed (after common subexpression elimination)."""
-        return self._optimized
-
-    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
-        """Copy parameter values into this executor's arguments and auxiliary states."""
-        for name, array in arg_params.items():
-            if name in self._arg_index:
-                _copy_param(self.arg_arrays[self._arg_index[name]], array, name, 'arg_params')
-            elif not allow_extra_params:
-                raise ValueError('Find name "%s" that is not in the arguments (pass '
-                                 'allow_extra_params=True / allow_extra=True to ignore it)' % name)
-        if aux_params is None:
-            return
-        aux = self.aux_dict
-        for name, array in aux_params.items():
-            if name in aux:
-                _copy_param(aux[name], array, name, 'aux_params')
-            elif not allow_extra_params:
-                raise ValueError('Find name %s that is not in the auxiliary states (pass '
-                                 'allow_extra_params=True / allow_extra=True to ignore it)' % name)
-
-    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
-        """A new executor for new input shapes that shares this one's parameter memory."""
-        from .bind import reshape  # pylint: disable=import-outside-toplevel
-        new = reshape(self, partial_shaping, allow_up_sizing, kwargs)
-        monitor = getattr(self, '_user_monitor', None)
-        if monitor is not None and monitor[0] is not None:
-            new.set_monitor_callback(*monitor)      # as MXNet rebinds the callback
-        return new
-
-    def memory_plan(self):
-        """The memory plan in bytes: naive, forward_peak, backward_peak, planned, internal, and the
-        shared forward buffers (shared_buffers, shared_buffer_bytes)."""
-        from .memory import executor_plan  # pylint: disable=import-outside-toplevel
-        return executor_plan(self)
-
-    def planned_memory_bytes(self):
-        """Peak bytes of values alive at once under the plan (arguments and gradients included)."""
-        return self.memory_plan()['planned']
-
-    def debug_str(self):
-        """The graph and its memory plan as text."""
-        from .memory import executor_report  # pylint: disable=import-outside-toplevel
-        return executor_report(self)
-
-
 def _accumulate(acc, g):
     return g if acc is None else acc + g
 
@@ -549,13 +386,3 @@ def _on(value, ctx):
         with xp.cuda.Device(ctx.device_id):
             return xp.array(value, copy=True)
     return value
-
-
-def _copy_param(dst, src, name, kind):
-    """``dst[:] = src`` for parameter ``name``, refusing a value of another shape by name."""
-    shape = getattr(src, 'shape', None)
-    if shape is not None and tuple(shape) != tuple(dst.shape):
-        raise MXNetError('cannot copy parameter %r: %s holds shape %s, the executor needs %s '
-                         '(were these parameters saved from another network?)'
-                         % (name, kind, tuple(shape), tuple(dst.shape)))
-    dst[:] = src

@@ -97,14 +97,15 @@ def _cast_like(grad, ref):
 # ---- operators whose gradients are formulas over (xp, x, y, dy) --------------------------------
 def _formula_rule(op):
     """A rule from the operator class's own gradient formula, or None."""
-    from ..ops import elemwise, reduce as reduce_ops, nn  # pylint: disable=import-outside-toplevel
+    from ..ops import elemwise, elemwise_scalar, reduce as reduce_ops, nn  # pylint: disable=import-outside-toplevel
     cls = type(op)
     if not op.propagates_grad:
         return lambda op, ins, outs, dys, need: [None] * len(ins)
     if isinstance(op, elemwise.Unary) and cls.backward is elemwise.Unary.backward:
         return lambda op, ins, outs, dys, need: [
             _cast_like(op.grad(_math(), ins[0], outs[0], dys[0]), dys[0])]
-    if isinstance(op, elemwise.ScalarOp) and cls.backward is elemwise.ScalarOp.backward:
+    if (isinstance(op, elemwise_scalar.ScalarOp)
+            and cls.backward is elemwise_scalar.ScalarOp.backward):
         return lambda op, ins, outs, dys, need: [
             _cast_like(op.grad(_math(), ins[0], op.p.scalar, outs[0], dys[0]), dys[0])]
     if isinstance(op, elemwise.Binary) and cls.backward is elemwise.Binary.backward:

@@ -329,74 +329,6 @@ class NDArray(object):
         return op_methods.bound(self, name)
 
 
-class _PendingError(object):
-    """One operator's error, shared by every array that carries it: raised once, by whichever
-    of them is read first (MXNet's engine shares one exception among the variables it reached,
-    and clears it when it is thrown)."""
-    __slots__ = ('error',)
-
-    def __init__(self, error):
-        self.error = error
-
-
-def raise_deferred(array):
-    """Raise the error an operator met while computing ``array`` (see DeferredOpError), unless
-    it was raised already."""
-    holder = getattr(array, '_exc', None)
-    if holder is not None:
-        array._exc = None
-        err, holder.error = holder.error, None
-        if err is not None:
-            raise err
-
-
-# errors not raised yet, in the order operators met them: ``waitall`` raises the first and
-# forgets them all, as MXNet's engine does with its global exception references
-_UNRAISED = []
-
-
-def defer_error(arrays, err):
-    """Make each of ``arrays`` carry ``err`` (an exception, or the holder of one taken from
-    :func:`pending_error`) until it is read."""
-    holder = err if isinstance(err, _PendingError) else _PendingError(err)
-    if holder is not err:
-        _UNRAISED[:] = [h for h in _UNRAISED if h.error is not None]
-        _UNRAISED.append(holder)
-    for arr in arrays:
-        if isinstance(arr, NDArray):
-            arr._exc = holder
-
-
-def raise_unraised():
-    """For ``waitall``: raise the first error an operator met that no read has raised yet;
-    every other pending error is dropped (reading those arrays afterwards raises nothing)."""
-    first = next((h.error for h in _UNRAISED if h.error is not None), None)
-    for holder in _UNRAISED:
-        holder.error = None
-    del _UNRAISED[:]
-    if first is not None:
-        raise first
-
-
-def carry_error(source, result):
-    """``result`` (computed from ``source`` by an NDArray method, not an operator) carries the
-    error ``source`` carries, as every value an engine operation derives from it does in MXNet;
-    returns ``result``."""
-    holder = getattr(source, '_exc', None)
-    if holder is not None and holder.error is not None:
-        result._exc = holder
-    return result
-
-
-def pending_error(arrays):
-    """The not yet raised error carried by one of ``arrays`` (its holder), or None."""
-    for arr in arrays:
-        holder = getattr(arr, '_exc', None)
-        if holder is not None and holder.error is not None:
-            return holder
-    return None
-
-
 _HANDLES = weakref.WeakValueDictionary()     # handle value -> the live NDArray it stands for
 
 
@@ -455,6 +387,9 @@ def _is_basic(key):
     return all(isinstance(k, (slice, integer_types)) or k is Ellipsis or k is None for k in parts)
 
 
-# creation functions live in creation.py; re-exported here, where the other layers import them
+# the deferred-error helpers live in deferred.py and the creation functions in creation.py;
+# both are re-exported here, where the other layers import them
+from .deferred import (raise_deferred, defer_error, raise_unraised, carry_error,  # noqa: E402,F401
+                       pending_error)
 from .creation import (array, empty, zeros, ones, full, arange, zeros_like, ones_like,  # noqa: E402,F401
                        concat, concatenate, stack, waitall)

@@ -5,7 +5,7 @@ import warnings
 
 from .base import OPS, Operator, OpContext, Param, register, get_op  # noqa: F401
 
-_MODULES = ['elemwise', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm',
+_MODULES = ['elemwise', 'elemwise_scalar', 'nn', 'softmax', 'conv', 'pooling', 'upsampling', 'norm',
             'sync_batchnorm', 'loss', 'shape', 'shape_join', 'shape_broadcast', 'indexing',
             'indexing_values', 'indexing_nd', 'reduce', 'ordering', 'matrix', 'sequence', 'rnn',
             'random', 'random_index', 'custom', 'optimizer_ops', 'misc',
