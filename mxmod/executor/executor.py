@@ -71,17 +71,8 @@ class Executor(ExecutorSetup, ExecutorUtilities):
         self._derived.clear()
         fusion.activate(self, is_train and self._monitor is None and not PROFILER.symbolic)
         frees = self._free_train if is_train else self._free_infer
-        # backward after an inference pass reruns that pass (see _values_for_backward); random
-        # operators must then draw what they drew here (Dropout mode='always')
-        self._rng_before = (rng.snapshot(self._contexts())
-                            if not is_train and self._backward_steps else None)
+        fastpath.begin_pass(self, is_train)
         vals = self._vals
-        for octx in self._octx:
-            octx.is_train = is_train
-        self._octx_mode = is_train
-        self._deferred = None
-        for out in self.outputs:
-            out._exc = None
         try:
             if self._single_ctx and self._monitor is None and not PROFILER.symbolic:
                 fastpath.run_forward(self, frees)

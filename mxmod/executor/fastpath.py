@@ -63,26 +63,10 @@ def forward(exe, is_train):
     derived = exe._derived
     if derived:
         derived.clear()
-    # backward after an inference pass reruns that pass (see Executor._values_for_backward);
-    # random operators must then draw what they drew here (Dropout mode='always')
-    exe._rng_before = (rng.snapshot(exe._contexts())
-                       if not is_train and exe._backward_steps else None)
-    if exe._octx_mode is not is_train:
-        for octx in exe._octx:
-            octx.is_train = is_train
-        exe._octx_mode = is_train
-    exe._deferred = None
+    begin_pass(exe, is_train)
     outputs = exe.outputs
-    for out in outputs:
-        out._exc = None
     try:
-        for (fwd, octx, ins, auxs, outs), free in zip(
-                exe._fwd_program, exe._free_train if is_train else exe._free_infer):
-            res = fwd(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
-            for s, o in zip(outs, res):
-                vals[s] = o
-            for s in free:
-                vals[s] = None
+        run_forward(exe, exe._free_train if is_train else exe._free_infer)
     except DeferredOpError as err:
         # reported when an output is read, as MXNet's asynchronous engine does
         exe._deferred = err
@@ -98,6 +82,22 @@ def forward(exe, is_train):
             target[...] = value
     exe._is_train = is_train
     return outputs
+
+
+def begin_pass(exe, is_train):
+    """What every forward pass resets before its steps run: the random state a later backward
+    replays, the operators' training flag, and the errors of the previous pass."""
+    # backward after an inference pass reruns that pass (see Executor._values_for_backward);
+    # random operators must then draw what they drew here (Dropout mode='always')
+    exe._rng_before = (rng.snapshot(exe._contexts())
+                       if not is_train and exe._backward_steps else None)
+    if exe._octx_mode is not is_train:
+        for octx in exe._octx:
+            octx.is_train = is_train
+        exe._octx_mode = is_train
+    exe._deferred = None
+    for out in exe.outputs:
+        out._exc = None
 
 
 def run_forward(exe, frees):
