@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import mxmod as mx
+from mxmod.ops import jit
 from mxmod.ops import optimizer_kernels as K
 from mxmod.ops import sgd_blocked as B
 from mxmod.optimizer import fused as fused_module
@@ -137,8 +138,11 @@ def test_states_saved_and_loaded_resume_identically(tmp_path):
         np.testing.assert_array_equal(first.get_params()[0][name].asnumpy(), value.asnumpy())
 
 
-def test_blocked_momentum_kernel_matches_the_expression(monkeypatch):
-    """mom_update_into, block by block, against the multi-SGD expression in numpy."""
+@pytest.mark.parametrize('compiled', [False, True])
+def test_blocked_momentum_kernel_matches_the_expression(monkeypatch, compiled):
+    """mom_update_into, block by block or by the compiled pass, against the multi-SGD
+    expression in numpy."""
+    _use_compiled(monkeypatch, compiled)
     monkeypatch.setattr(B, 'BLOCK', 1000)
     rs = np.random.RandomState(0)
     for n, clip in ((1000, -1.0), (4321, -1.0), (2500, 0.01)):
@@ -152,6 +156,37 @@ def test_blocked_momentum_kernel_matches_the_expression(monkeypatch):
         K.mom_update_into(m, w, g, momentum, lr, wd, rg, cg)
         np.testing.assert_array_equal(m, want_m)
         np.testing.assert_array_equal(w, want_w)
+
+
+def _use_compiled(monkeypatch, compiled):
+    if compiled:
+        pytest.importorskip('numba')
+    monkeypatch.setitem(jit._STATE, 'enabled', compiled)     # restored after the test
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_compiled_momentum_update_is_bit_identical_to_numpy(monkeypatch, dtype):
+    """The one-pass compiled update (sgd_kernels) against the blocked numpy passes, bit for bit,
+    with weight decay, clipping, NaN and infinities, on sizes around the block size."""
+    pytest.importorskip('numba')
+    rs = np.random.RandomState(1)
+    for n, wd, clip in ((5000, 0.0, -1.0), (40000, 1e-4, -1.0), (70001, 1e-3, 0.01),
+                        (33000, 0.0, 0.5)):
+        w = rs.randn(n).astype(dtype)
+        m = rs.randn(n).astype(dtype)
+        g = (rs.randn(n) * 3).astype(dtype)
+        g[::97], w[::101], g[5::89] = np.nan, np.inf, -np.inf
+        scalars = K.scalars(np.dtype(dtype), 0.9, 0.05, wd, 1 / 128., clip)
+        results = []
+        for compiled in (True, False):
+            _use_compiled(monkeypatch, compiled)
+            w1, m1 = w.copy(), m.copy()
+            with np.errstate(invalid='ignore', over='ignore'):
+                B.mom_update_into(m1, w1, g, *scalars)
+            results.append((w1, m1))
+        for got, want in zip(results[0], results[1]):
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 def test_gradient_of_another_shape_or_dtype_is_refused():
