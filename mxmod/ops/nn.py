@@ -111,6 +111,10 @@ def _bias_grad(xp, dy, out, shape):
     float64 on numpy), written into ``out`` when given (the bias's gradient array)."""
     if xp is np and dy.dtype in (np.float16, np.float32) and out is not None and \
             out.dtype == dy.dtype and out.size == dy.shape[1] and out.flags.c_contiguous:
+        if dy.dtype == np.float32 and dy.flags.c_contiguous and jit.enabled():
+            from .sum_kernels import column_sums_into  # pylint: disable=import-outside-toplevel
+            column_sums_into(dy, out.reshape(-1))
+            return out
         np.copyto(out.reshape(-1), np.add.reduce(dy, axis=0, dtype=np.float64), casting='unsafe')
         return out
     return acc_sum(xp, dy, 0).reshape(shape)
