@@ -33,6 +33,7 @@ from .stats import CommStats
 from . import net_emulation
 from .cache_control import CacheControl
 from .server_optimizer import ServerOptimizer
+from .shard_update import ShardedPushPull
 from ..sparse_storage import RowSparseStorage
 from .twobit_wire import pack, packed_size, unpack_add
 
@@ -46,7 +47,7 @@ def _count_rows(row_ids):
     return int(row_ids.size) if row_ids is not None else 0
 
 
-class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
+class DistKVStore(ServerLink, CacheControl, ServerOptimizer, ShardedPushPull, KVStore):
     """A key-value store shared by the MPI worker processes of a job.
 
     Parameters
@@ -317,6 +318,11 @@ class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
         if (out is None and self._updater is None and self._wire_compression is None
                 and self._pushpull_in_place(key, value)):
             return
+        rest = self._pushpull_sharded(key, value, out)     # large keys: sharded updates
+        if rest is not None:
+            if not rest[0]:
+                return
+            key, value, out = rest
         self._push_as('pushpull', key, value)
         self.pull(key, value if out is None else out, priority)
 
