@@ -66,10 +66,13 @@ def tree_sum(parts, out):
     while pof2 * 2 <= count:
         pof2 *= 2
     rem = count - pof2
+    if count == 1:
+        np.copyto(out, parts[0])
+        return
     level = [parts[2 * i] + parts[2 * i + 1] for i in range(rem)] + list(parts[2 * rem:])
-    while len(level) > 1:
+    while len(level) > 2:
         level = [level[i] + level[i + 1] for i in range(0, len(level), 2)]
-    np.copyto(out, level[0])
+    np.add(level[0], level[1], out=out)
 
 
 def shard_bounds(size, workers):
