@@ -174,6 +174,11 @@ class DistKVStore(ServerLink, CacheControl, ServerOptimizer, ShardedPushPull, KV
         priority : int
             Accepted for compatibility; the keys of one call are reduced together.
         """
+        rest = self._pushpull_sharded(key, value, None, pull=False)   # large keys: sharded
+        if rest is not None:
+            if not rest[0]:
+                return
+            key, value = rest[0], rest[1]
         self._push_as('push', key, value)
 
     def _push_as(self, what, key, value):

@@ -233,13 +233,17 @@ class ShardedPushPull(object):
 
     _shards = None
 
-    def _pushpull_sharded(self, key, value, out):
-        """Run the keys of this ``pushpull`` that take the sharded path; return the (keys,
-        values, outs) left for the ordinary path, or None when no key was sharded."""
+    def _pushpull_sharded(self, key, value, out, pull=True):
+        """Run the keys of this ``pushpull`` (``push`` when not ``pull``) that take the sharded
+        path; return the (keys, values, outs) left for the ordinary path, or None when no key
+        was sharded."""
         if self._updater is None or shard_min_bytes() is None or self.num_workers < 2:
             return None
-        _, pairs = self._pairs(key, value, 'pushpull')
-        _, out_pairs = self._pairs(key, value if out is None else out, 'pull')
+        _, pairs = self._pairs(key, value, 'pushpull' if pull else 'push')
+        if pull:
+            _, out_pairs = self._pairs(key, value if out is None else out, 'pull')
+        else:
+            out_pairs = [(k, []) for k, _ in pairs]
         if self._shards is None:
             self._shards = ShardedUpdates(self)
         chosen = [self._shards.applies(k, vals, outs) for (k, vals), (_, outs)

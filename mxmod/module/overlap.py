@@ -230,7 +230,18 @@ class GradientExchange(object):
     def _reduce(self, bucket, private=False):
         names = self.buckets[bucket]
         grads, outs = self._values(names, private)
-        self.kvstore.pushpull(list(names), grads, out=outs)
+        if private and self.into_weights:
+            # during backward: the step that reported a weight's gradient early may still read
+            # the weight (a FullyConnected's data gradient), so the new weights are pulled only
+            # once backward has ended (push then pull is what pushpull does)
+            self.kvstore.push(list(names), grads)
+        else:
+            self.kvstore.pushpull(list(names), grads, out=outs)
+
+    def _pull_weights(self):
+        """After backward: copy the store's new weights of every bucket into the parameters."""
+        names = [n for b in self.buckets for n in b]
+        self.kvstore.pull(names, out=[self.group.param_arrays[self._index[n]] for n in names])
 
     def _submit_ready(self):
         """Queue the leading buckets whose gradients are final on every device (lock held)."""
@@ -281,6 +292,8 @@ class GradientExchange(object):
         self._left = [0] * len(self.buckets)
         self._submit_ready()
         self._armed = False
+        if self.into_weights:
+            self.channel.submit(self._pull_weights, [n for b in self.buckets for n in b])
 
     def end_backward(self):
         """After a backward pass: queue whatever backward did not report (lock-safe)."""

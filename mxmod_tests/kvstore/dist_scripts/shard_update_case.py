@@ -1,6 +1,8 @@
 """A few steps of dist_sync Module training with the optimizer on the store, for the sharded
-update tests: ``shard_update_case.py OPTIMIZER NDEV OUT.npz``. Each rank writes its final
-parameters and its (all-gathered) optimizer states to OUT.rank<r>.npz."""
+update tests: ``shard_update_case.py OPTIMIZER NDEV OUT.npz [--fail]``. Each rank writes its final
+parameters and its (all-gathered) optimizer states to OUT.rank<r>.npz. With ``--fail`` the
+sharded update of fc1_weight raises on the communication thread; the rank checks the error it
+gets in ``update`` and writes it to OUT.rank<r>.txt."""
 import os
 import sys
 import tempfile
@@ -24,6 +26,8 @@ def mlp():
 def main():
     optimizer, ndev, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     kv = mx.kv.create('dist_sync' if ndev == 1 else 'dist_device_sync')
+    if '--fail' in sys.argv:
+        return fail(kv, out)
     rank, workers = kv.rank, kv.num_workers
     rs = np.random.RandomState(5)
     per = 8
@@ -57,6 +61,35 @@ def main():
     shards = getattr(kv, '_shards', None)
     result['sharded_calls'] = np.array(shards.calls if shards is not None else 0)
     np.savez(out.replace('.npz', '.rank%d.npz' % rank), **result)
+    kv.barrier()
+
+
+def fail(kv, out):
+    """The sharded update of fc1_weight fails on every rank: update raises naming rank and key."""
+    from mxmod.kvstore import shard_update
+    real = shard_update.ShardedUpdates._update
+
+    def broken(self, key, *args):
+        if key == 'fc1_weight':
+            raise ValueError('shard update broken')
+        return real(self, key, *args)
+    shard_update.ShardedUpdates._update = broken
+    mod = mx.mod.Module(mlp(), context=mx.cpu())
+    mod.bind([('data', (8, 130))], [('softmax_label', (8,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(kvstore=kv, optimizer='sgd', optimizer_params={'momentum': 0.9})
+    rs = np.random.RandomState(kv.rank)
+    batch = mx.io.DataBatch([mx.nd.array(rs.randn(8, 130))], [mx.nd.array(rs.randint(0, 5, 8))])
+    mod.forward_backward(batch)
+    try:
+        mod.update()
+    except mx.base.MXNetError as err:
+        message = str(err)
+    else:
+        message = 'no error'
+    with open(out.replace('.npz', '.rank%d.txt' % kv.rank), 'w') as handle:
+        handle.write(message)
+    shard_update.ShardedUpdates._update = real
     kv.barrier()
 
 
