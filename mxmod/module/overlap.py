@@ -7,7 +7,10 @@ reduces it, in fusion buckets (``MXMOD_KVSTORE_BUCKET_MB``, by default an eighth
 between 256 KB and 4 MB) taken in backward order, on a
 communication thread while backward goes on with the layers below (numpy, cupy and mpi4py release
 the GIL). ``update`` then waits only for what is still in flight, and the next ``forward`` or
-``backward`` waits for it too (with ``update_on_kvstore`` the store writes the new weights).
+``backward`` waits for it too. With ``update_on_kvstore`` the buckets are pushed during backward
+(the store updates its weights) and the new weights are pulled into the parameter arrays once
+backward has ended: a step that reported its weight gradient early (FullyConnected, see
+``OpContext.grad_ready``) still reads the weight.
 
 The buckets and the calls are the same with or without overlap (``MXMOD_OVERLAP_COMM=0`` runs
 them in ``update``), so parameters are bit-identical either way. Sparse gradients and
