@@ -49,6 +49,7 @@ class Executor(ExecutorSetup, ExecutorUtilities):
                                and all(o.context == self._ctx for o in self.outputs))
         self._arg_index = {n: i for i, n in enumerate(plan.arg_names)}
         self._grad_hook = None
+        self._reported = set()      # gradients reported during their step (grad_ready)
         fastpath.compile_hot(self)
         numerics.install(self)
         fusion.install(self)
@@ -182,6 +183,8 @@ class Executor(ExecutorSetup, ExecutorUtilities):
             defer_error([g for g in self.grad_arrays if g is not None], self._deferred)
             return
         self._values_for_backward()
+        if self._reported:
+            self._reported.clear()
         if not self._heads_need_grad and (out_grads is None or type(out_grads) in (list, tuple)):
             grads = {}          # no head takes a gradient: out_grads are not read
         else:
@@ -340,13 +343,18 @@ class Executor(ExecutorSetup, ExecutorUtilities):
                 else:
                     garr._data[...] = _on(g, garr.context).reshape(garr.shape)
         if self._grad_hook is not None and targets:
-            self._grad_hook([self._slot_names[t[0]] for t in targets])
+            names = [self._slot_names[t[0]] for t in targets]
+            if self._reported:      # some were reported during their step (grad_ready)
+                names = [n for n in names if n not in self._reported]
+            if names:
+                self._grad_hook(names)
 
     def set_grad_ready_hook(self, hook):
         """Call ``hook(names)`` during backward each time argument gradients are final (written
         for the last time in this pass), and ``hook(None)`` when backward ends; None removes it."""
         self._slot_names = dict(zip(self._plan.arg_slots, self._plan.arg_names))
         self._grad_hook = hook
+        gradient_writes.install_early_reports(self, hook)
 
     def gradient_release_order(self):
         """The order in which backward finishes the argument gradients.

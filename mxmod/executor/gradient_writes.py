@@ -58,3 +58,29 @@ def release_order(exe):
         if step.mirror:
             late.update(names[s] for s in step.inputs + step.aux if s in names)
     return order, late
+
+
+def install_early_reports(exe, hook):
+    """Give the steps that write a final gradient straight into its array (``grad_out``) an
+    ``octx.grad_ready(i)`` that reports it to ``hook`` at once (once per pass: the names are
+    kept in ``exe._reported`` and left out of the report after the step); None removes them."""
+    exe._reported = set()
+    for k, step in enumerate(exe._backward_steps):
+        octx = exe._octx[step.index]
+        octx.grad_ready = None
+        if hook is None or not octx.grad_out:
+            continue
+        final = {slot for slot, _, _ in exe._grads_final[k]}
+        names = {i: exe._slot_names[s] for i, s in enumerate(step.inputs)
+                 if i < len(octx.grad_out) and octx.grad_out[i] is not None and s in final}
+        if names:
+            octx.grad_ready = _reporter(exe, hook, names)
+
+
+def _reporter(exe, hook, names):
+    def report(position):
+        name = names.get(position)
+        if name is not None and name not in exe._reported:
+            exe._reported.add(name)
+            hook([name])
+    return report

@@ -33,8 +33,9 @@ from .stats import CommStats
 from . import net_emulation
 from .cache_control import CacheControl
 from .server_optimizer import ServerOptimizer
+from .shard_update import ShardedPushPull
 from ..sparse_storage import RowSparseStorage
-from .twobit_wire import pack, packed_size, unpack_add
+from .twobit_wire import reduce_compressed
 
 __all__ = ['DistKVStore']
 
@@ -46,7 +47,7 @@ def _count_rows(row_ids):
     return int(row_ids.size) if row_ids is not None else 0
 
 
-class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
+class DistKVStore(ServerLink, CacheControl, ServerOptimizer, ShardedPushPull, KVStore):
     """A key-value store shared by the MPI worker processes of a job.
 
     Parameters
@@ -173,7 +174,10 @@ class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
         priority : int
             Accepted for compatibility; the keys of one call are reduced together.
         """
-        self._push_as('push', key, value)
+        # large keys: sharded updates (mxmod.kvstore.shard_update); the others go on here
+        key, value, _ = self._pushpull_sharded(key, value, None, pull=False) or (key, value, 0)
+        if key != []:
+            self._push_as('push', key, value)
 
     def _push_as(self, what, key, value):
         _, pairs = self._pairs(key, value, what)
@@ -317,8 +321,10 @@ class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
         if (out is None and self._updater is None and self._wire_compression is None
                 and self._pushpull_in_place(key, value)):
             return
-        self._push_as('pushpull', key, value)
-        self.pull(key, value if out is None else out, priority)
+        key, value, out = self._pushpull_sharded(key, value, out) or (key, value, out)
+        if key != []:
+            self._push_as('pushpull', key, value)
+            self.pull(key, value if out is None else out, priority)
 
     def _pushpull_in_place(self, key, value):
         """Sum one host array per key across workers in place (and into the store); False when
@@ -367,28 +373,8 @@ class DistKVStore(ServerLink, CacheControl, ServerOptimizer, KVStore):
         return results
 
     def _reduce_compressed(self, merged):
-        """2-bit compressed reduction: quantize (with residual), allgather the packed codes,
-        every worker sums the dequantized values of all workers in rank order."""
-        sizes, chunks = [], []
-        for k, value in merged:
-            if value.dtype != np.float32:
-                raise MXNetError('gradient compression supports float32 only; key %r is %s'
-                                 % (k, value.dtype))
-            quantized = self._wire_compression.quantize(k, 0, value)
-            chunks.append(pack(quantized.asnumpy()))
-            sizes.append(packed_size(value.size))
-        mine = np.concatenate(chunks) if chunks else np.empty(0, np.uint8)
-        everyone = np.empty((self.num_workers, mine.size), dtype=np.uint8)
-        self._coll.Allgather(mine, everyone)
-        results, start = [], 0
-        for (k, value), size in zip(merged, sizes):
-            total = np.zeros(value.shape, dtype=np.float32)
-            for rank in range(self.num_workers):
-                unpack_add(everyone[rank, start:start + size], self._wire_compression.threshold,
-                           total)
-            start += size
-            results.append((k, from_xp(total, cpu()).as_in_context(value.context)))
-        return results
+        """2-bit compressed reduction (see :func:`.twobit_wire.reduce_compressed`)."""
+        return reduce_compressed(self, merged)
 
     def set_gradient_compression(self, compression_params):
         """Compress each worker's pushed gradients with MXNet's 2-bit scheme.

@@ -303,6 +303,29 @@ class WatchedComm(object):
             self.comm.Allgatherv(sendbuf, recvbuf)
         charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
 
+    @traced('KVStore', 'MPI_Alltoallv')
+    def Alltoallv(self, sendbuf, recvbuf, piece_bytes):  # pylint: disable=invalid-name
+        """``MPI_Alltoallv`` (``[array, (counts, displacements), datatype]`` buffers); the link
+        is charged as an allgather of ``piece_bytes`` per rank (each rank sends one piece to
+        every other)."""
+        started = now()
+        if self.armed:
+            self._watched(self.comm.Ialltoallv(sendbuf, recvbuf))
+        else:
+            self.comm.Alltoallv(sendbuf, recvbuf)
+        charge_collective('allgather', piece_bytes, self.comm.Get_size(), started)
+
+    def Allgatherv_in_place(self, recvbuf, piece_bytes):  # pylint: disable=invalid-name
+        """``MPI_Allgatherv`` with ``MPI.IN_PLACE`` (each rank's piece already lies at its
+        displacement of ``recvbuf``); charged as an allgather of ``piece_bytes`` per rank."""
+        started = now()
+        in_place = self.watch.MPI.IN_PLACE
+        if self.armed:
+            self._watched(self.comm.Iallgatherv(in_place, recvbuf))
+        else:
+            self.comm.Allgatherv(in_place, recvbuf)
+        charge_collective('allgather', piece_bytes, self.comm.Get_size(), started)
+
     @traced('KVStore', 'MPI_Barrier')
     def Barrier(self):  # pylint: disable=invalid-name
         """``MPI_Barrier``."""

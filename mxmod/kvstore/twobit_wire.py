@@ -60,3 +60,32 @@ def unpack_add(packed, threshold, out):
     thr = flat.dtype.type(threshold)
     flat[codes == 1] += thr
     flat[codes == 2] -= thr
+
+
+def reduce_compressed(store, merged):
+    """The 2-bit compressed reduction of a distributed store's merged ``(key, value)`` pairs:
+    quantize (with residual), allgather the packed codes, every worker sums the dequantized
+    values of all workers in rank order. Returns ``[(key, summed NDArray)]``."""
+    from ..base import MXNetError  # pylint: disable=import-outside-toplevel
+    from ..context import cpu  # pylint: disable=import-outside-toplevel
+    from ..ndarray.ndarray import from_xp  # pylint: disable=import-outside-toplevel
+    sizes, chunks = [], []
+    for k, value in merged:
+        if value.dtype != np.float32:
+            raise MXNetError('gradient compression supports float32 only; key %r is %s'
+                             % (k, value.dtype))
+        quantized = store._wire_compression.quantize(k, 0, value)
+        chunks.append(pack(quantized.asnumpy()))
+        sizes.append(packed_size(value.size))
+    mine = np.concatenate(chunks) if chunks else np.empty(0, np.uint8)
+    everyone = np.empty((store.num_workers, mine.size), dtype=np.uint8)
+    store._coll.Allgather(mine, everyone)
+    results, start = [], 0
+    for (k, value), size in zip(merged, sizes):
+        total = np.zeros(value.shape, dtype=np.float32)
+        for rank in range(store.num_workers):
+            unpack_add(everyone[rank, start:start + size], store._wire_compression.threshold,
+                       total)
+        start += size
+        results.append((k, from_xp(total, cpu()).as_in_context(value.context)))
+    return results

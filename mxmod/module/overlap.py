@@ -7,7 +7,10 @@ reduces it, in fusion buckets (``MXMOD_KVSTORE_BUCKET_MB``, by default an eighth
 between 256 KB and 4 MB) taken in backward order, on a
 communication thread while backward goes on with the layers below (numpy, cupy and mpi4py release
 the GIL). ``update`` then waits only for what is still in flight, and the next ``forward`` or
-``backward`` waits for it too (with ``update_on_kvstore`` the store writes the new weights).
+``backward`` waits for it too. With ``update_on_kvstore`` the buckets are pushed during backward
+(the store updates its weights) and the new weights are pulled into the parameter arrays once
+backward has ended: a step that reported its weight gradient early (FullyConnected, see
+``OpContext.grad_ready``) still reads the weight.
 
 The buckets and the calls are the same with or without overlap (``MXMOD_OVERLAP_COMM=0`` runs
 them in ``update``), so parameters are bit-identical either way. Sparse gradients and
@@ -230,7 +233,18 @@ class GradientExchange(object):
     def _reduce(self, bucket, private=False):
         names = self.buckets[bucket]
         grads, outs = self._values(names, private)
-        self.kvstore.pushpull(list(names), grads, out=outs)
+        if private and self.into_weights:
+            # during backward: the step that reported a weight's gradient early may still read
+            # the weight (a FullyConnected's data gradient), so the new weights are pulled only
+            # once backward has ended (push then pull is what pushpull does)
+            self.kvstore.push(list(names), grads)
+        else:
+            self.kvstore.pushpull(list(names), grads, out=outs)
+
+    def _pull_weights(self):
+        """After backward: copy the store's new weights of every bucket into the parameters."""
+        names = [n for b in self.buckets for n in b]
+        self.kvstore.pull(names, out=[self.group.param_arrays[self._index[n]] for n in names])
 
     def _submit_ready(self):
         """Queue the leading buckets whose gradients are final on every device (lock held)."""
@@ -281,6 +295,8 @@ class GradientExchange(object):
         self._left = [0] * len(self.buckets)
         self._submit_ready()
         self._armed = False
+        if self.into_weights:
+            self.channel.submit(self._pull_weights, [n for b in self.buckets for n in b])
 
     def end_backward(self):
         """After a backward pass: queue whatever backward did not report (lock-safe)."""

@@ -275,9 +275,13 @@ class OpContext(object):
         Set by the executor (executor/fusion.py) on a BatchNorm ('bn_relu', or 'bn_relu_fresh'
         when its output must be a new array) and the relu that alone reads its output
         ('relu_after_bn') while the two run fused.
+    grad_ready : callable or None
+        Set while a gradient-ready hook is installed: an operator that has written the final
+        gradient of argument ``i`` into ``grad_out[i]`` may call ``grad_ready(i)`` before it
+        computes its other gradients (the gradient can then travel while it does).
     """
     __slots__ = ('xp', 'ctx', 'is_train', 'saved', 'need_grad', 'out_shapes', 'out', 'grad_out',
-                 'shared', 'fused')
+                 'shared', 'fused', 'grad_ready')
 
     def __init__(self, xp, ctx, is_train=False, need_grad=None, out_shapes=None):
         self.xp = xp
@@ -290,6 +294,7 @@ class OpContext(object):
         self.grad_out = None
         self.shared = None
         self.fused = None
+        self.grad_ready = None
 
     @property
     def rng(self):

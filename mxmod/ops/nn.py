@@ -84,10 +84,17 @@ class FullyConnected(Operator):
         need = octx.need_grad or [True] * len(inputs)
         dy = out_grads[0].reshape(-1, w.shape[0])
         into = octx.grad_out or (None, None, None)
-        grads = [_matmul(xp, dy, w, into[0], x.shape) if need[0] else None,
-                 _matmul(xp, dy.T, self._flat(x), into[1], w.shape) if need[1] else None]
+        # the weight and bias gradients first: when they are final here, a gradient-ready hook
+        # hears of them while the data gradient is computed
+        grads = [None, _matmul(xp, dy.T, self._flat(x), into[1], w.shape) if need[1] else None]
         if not self.p.no_bias:
             grads.append(_bias_grad(xp, dy, into[2], inputs[2].shape) if need[2] else None)
+        if octx.grad_ready is not None and need[0]:
+            octx.grad_ready(1)
+            if not self.p.no_bias:
+                octx.grad_ready(2)
+        if need[0]:
+            grads[0] = _matmul(xp, dy, w, into[0], x.shape)
         return grads
 
 

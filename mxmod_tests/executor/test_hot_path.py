@@ -100,3 +100,60 @@ def test_grad_hook_sees_each_finished_gradient_once():
     names = [n for batch in seen if batch for n in batch]
     assert sorted(names) == sorted(exe._symbol.list_arguments())   # grad_req 'write' for all
     assert seen[-1] is None
+
+
+def test_fully_connected_reports_its_weight_gradient_before_the_data_gradient():
+    """With a hook, a FullyConnected whose weight and bias gradients are final in its step
+    reports them (already holding their final values) before it computes its data gradient;
+    each name is reported once per pass, and the gradients equal those of a pass without hook."""
+    from mxmod.ops import nn
+    data = mx.sym.var('data')
+    net = mx.sym.FullyConnected(data, num_hidden=6, name='a')
+    net = mx.sym.FullyConnected(mx.sym.relu(net), num_hidden=3, name='b')
+    sym = mx.sym.SoftmaxOutput(net, name='sm')
+    rs = np.random.RandomState(0)
+    values = {'data': rs.randn(4, 5), 'a_weight': rs.randn(6, 5), 'a_bias': rs.randn(6),
+              'b_weight': rs.randn(3, 6), 'b_bias': rs.randn(3), 'sm_label': [0, 2, 1, 0]}
+
+    def run(hook):
+        exe = sym.simple_bind(ctx=mx.cpu(), data=(4, 5))
+        for name, value in values.items():
+            exe.arg_dict[name][:] = np.asarray(value, dtype=np.float32)
+        if hook is not None:
+            exe.set_grad_ready_hook(hook(exe))
+        for _ in range(2):
+            exe.forward(is_train=True)
+            exe.backward()
+        return {n: g.asnumpy() for n, g in exe.grad_dict.items() if g is not None}
+
+    events = []
+    real = nn._matmul
+
+    def matmul(xp, a, b, out, shape):
+        events.append(('matmul', shape))
+        return real(xp, a, b, out, shape)
+
+    def hook(exe):
+        def seen(names):
+            if names is not None:
+                events.append(('ready', tuple(names),
+                               [exe.grad_dict[n].asnumpy().copy() for n in names]))
+        return seen
+    nn._matmul, saved = matmul, nn._matmul
+    try:
+        with_hook = run(hook)
+    finally:
+        nn._matmul = saved
+    plain = run(None)
+    for name in plain:
+        np.testing.assert_array_equal(with_hook[name], plain[name], err_msg=name)
+    last_pass = events[len(events) // 2:]
+    ready = [e for e in last_pass if e[0] == 'ready']
+    names = [n for e in ready for n in e[1]]
+    assert sorted(names) == sorted(plain) and len(names) == len(set(names)), names
+    for event in ready:
+        for name, value in zip(event[1], event[2]):
+            np.testing.assert_array_equal(value, plain[name], err_msg=name)
+    # b's weight is reported before b computes the data gradient of shape (4, 6)
+    order = [e[1] if e[0] == 'ready' else e[1] for e in last_pass]
+    assert order.index(('b_weight',)) < order.index((4, 6)), order

@@ -112,20 +112,21 @@ def test_background_error_reaches_update_with_rank_and_keys(monkeypatch):
     mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
     mod.init_params()
     mod.init_optimizer(kvstore='local')
-    real = mod._kvstore.pushpull
+    real = mod._kvstore.push
 
-    def failing(key, value, out=None, priority=0):
+    def failing(key, value, priority=0):
+        # during backward the overlapped buckets push (the new weights are pulled at its end)
         if 'fc2_weight' in key:
             raise ValueError('link down')
-        return real(key, value, out=out, priority=priority)
-    monkeypatch.setattr(mod._kvstore, 'pushpull', failing)
+        return real(key, value, priority=priority)
+    monkeypatch.setattr(mod._kvstore, 'push', failing)
     data, _ = overlap_cases.batches('conv')
     mod.forward_backward(data[0])
     with pytest.raises(MXNetError, match=r"kvstore local, worker rank 0: reducing the gradients "
                                          r"of \[.*'fc2_weight'.*\].*ValueError: link down"):
         mod.update()
     # the store works again afterwards (the error was reported once)
-    monkeypatch.setattr(mod._kvstore, 'pushpull', real)
+    monkeypatch.setattr(mod._kvstore, 'push', real)
     mod.forward_backward(data[1])
     mod.update()
 
@@ -136,7 +137,7 @@ def test_error_also_reaches_the_next_forward(monkeypatch):
     mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
     mod.init_params()
     mod.init_optimizer(kvstore='local')
-    monkeypatch.setattr(mod._kvstore, 'pushpull', lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(mod._kvstore, 'push', lambda *a, **k: 1 / 0)
     data, _ = overlap_cases.batches('conv')
     mod.forward_backward(data[0])
     with pytest.raises(MXNetError, match='ZeroDivisionError'):

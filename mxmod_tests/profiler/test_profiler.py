@@ -111,7 +111,9 @@ def test_fit_records_data_kvstore_optimizer_and_steps(tmp_path):
     mod.fit(train, num_epoch=1, optimizer_params={'learning_rate': 0.1})
     events, threads, _ = _finish(path)
     assert names(events, 'Data').count('NDArrayIter.next') == 5      # 4 batches and the end
-    assert names(events, 'KVStore').count('KVStore.pushpull') == 4
+    # one bucket per batch, pushed during backward; the new weights pulled after it
+    assert names(events, 'KVStore').count('KVStore.push') == 4
+    assert names(events, 'KVStore').count('KVStore.pull') == 4
     assert names(events, 'Optimizer').count('SGD.update') >= 4
     assert names(events, 'Module').count('Module.forward_backward') == 4
     for tid in (CPU0, CPU1):     # each device ran its half of every batch
@@ -119,7 +121,7 @@ def test_fit_records_data_kvstore_optimizer_and_steps(tmp_path):
     host = {e['tid'] for e in events if e['cat'] in ('Data', 'Module')}
     assert host == {1} and threads[(0, 1)] == 'python (main thread)'
     # gradient communication overlaps backward on the kvstore's communication thread
-    comm = {e['tid'] for e in events if e['name'] == 'KVStore.pushpull'}
+    comm = {e['tid'] for e in events if e['name'] in ('KVStore.push', 'KVStore.pull')}
     assert len(comm) == 1 and 'mxmod-comm' in threads[(0, comm.pop())]
     memory = [e for e in events if e['cat'] == 'Device Storage']
     assert {e['name'] for e in memory} == {'Memory: cpu/0', 'Memory: cpu/1'}
