@@ -37,7 +37,7 @@ MIN_WORK = 1 << 20
 # counters before their locks.
 HELPER_ROUNDS = 200000
 BEGIN_ROUNDS = 5000
-SETTLE_ROUNDS = 1500
+SETTLE_ROUNDS = 300
 CALLER_ROUNDS = 2000000
 MAX_HELPERS = 15
 _STRIDE = 8             # int64 counters 64 bytes apart (one cache line each)
@@ -90,7 +90,7 @@ class _Helper(object):
                 self.error = err
             self.done.release()
             if spin is not None:
-                spin.post_and_wait(counters, done, seq, start, seq + 1, HELPER_ROUNDS)
+                spin.post_and_wait(counters, done, seq, start, seq + 1, HELPER_ROUNDS, 0)
             else:
                 counters[done] = seq
 
@@ -103,9 +103,9 @@ class _Helper(object):
         self.start.release()
         if self.spin is None:
             self.counters[self.slots[0]] = self.sent
-        elif self.spin.post_and_wait(self.counters, self.slots[0], self.sent, self.slots[1],
-                                     self.sent, BEGIN_ROUNDS):
-            self.spin.wait(self.counters, self.slots[1], self.sent + 1, SETTLE_ROUNDS)
+        else:
+            self.spin.post_and_wait(self.counters, self.slots[0], self.sent, self.slots[1],
+                                    self.sent, BEGIN_ROUNDS, SETTLE_ROUNDS)
 
     def join(self):
         if self.spin is not None:
