@@ -140,6 +140,10 @@ class Governor(object):
             wanted = self.choose(((now[1] - last[1]) - (now[2] - last[2])) / elapsed)
         if wanted != self.threads:
             self.apply(wanted)
+        if self.threads < self.cores:
+            # below every core, look again soon: cores that came free (a neighbour's run ended)
+            # are taken back within FIRST_LOOK seconds instead of INTERVAL
+            self.next_look = min(self.next_look, _now() + FIRST_LOOK)
 
     def apply(self, threads):
         """Limit every BLAS/OpenMP library loaded in this process to ``threads`` threads."""

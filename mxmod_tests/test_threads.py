@@ -58,6 +58,23 @@ def test_auto_uses_idle_cores_and_backs_off_under_load(governor):
     assert governor.threads == 4 and _blas_threads() == {4}
 
 
+def test_freed_cores_are_taken_back_within_a_short_window(governor):
+    """Below every core the governor looks again after FIRST_LOOK seconds, not INTERVAL: a
+    neighbour's run that ends (a benchmark's other worker finishing its warm-up) gives its
+    cores back to the kernels' threads within a fraction of a second."""
+    _advance(governor, 1.5, ours=1.0, others=3.0)     # a busy machine: one thread
+    threads.tick()
+    assert governor.threads == 1
+    assert governor.next_look == pytest.approx(governor.clock['now'] + threads.FIRST_LOOK)
+    _advance(governor, threads.FIRST_LOOK, ours=1.0, others=3.0)     # still busy
+    threads.tick()
+    assert governor.threads == 1
+    _advance(governor, threads.FIRST_LOOK, ours=1.0, others=0.0)     # the neighbour stopped
+    threads.tick()
+    assert governor.threads == 4
+    assert governor.next_look == pytest.approx(governor.clock['now'] + threads.INTERVAL)
+
+
 def test_a_window_spent_waiting_is_not_measured(governor, monkeypatch):
     """Between epochs, or while the other workers of an interleaved benchmark run, this process
     waits; the cores the others use then are free again when it computes. Such a window is not
