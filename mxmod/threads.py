@@ -137,7 +137,12 @@ class Governor(object):
             self.next_look = _now() + FIRST_LOOK
             wanted = self.choose(_runnable_others())
         else:
-            wanted = self.choose(((now[1] - last[1]) - (now[2] - last[2])) / elapsed)
+            others = ((now[1] - last[1]) - (now[2] - last[2])) / elapsed
+            if others > SLACK:
+                # a neighbour that ran in this window but is not runnable now (its run ended
+                # within the window) leaves its core free: the run queue says so at once
+                others = min(others, _runnable_others())
+            wanted = self.choose(others)
         if wanted != self.threads:
             self.apply(wanted)
         if self.threads < self.cores:
