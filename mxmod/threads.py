@@ -137,9 +137,18 @@ class Governor(object):
             self.next_look = _now() + FIRST_LOOK
             wanted = self.choose(_runnable_others())
         else:
-            wanted = self.choose(((now[1] - last[1]) - (now[2] - last[2])) / elapsed)
+            others = ((now[1] - last[1]) - (now[2] - last[2])) / elapsed
+            if others > SLACK:
+                # a neighbour that ran in this window but is not runnable now (its run ended
+                # within the window) leaves its core free: the run queue says so at once
+                others = min(others, _runnable_others())
+            wanted = self.choose(others)
         if wanted != self.threads:
             self.apply(wanted)
+        if self.threads < self.cores:
+            # below every core, look again soon: cores that came free (a neighbour's run ended)
+            # are taken back within FIRST_LOOK seconds instead of INTERVAL
+            self.next_look = min(self.next_look, _now() + FIRST_LOOK)
 
     def apply(self, threads):
         """Limit every BLAS/OpenMP library loaded in this process to ``threads`` threads."""

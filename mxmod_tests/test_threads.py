@@ -22,8 +22,9 @@ def governor(monkeypatch):
     saved = threads.GOVERNOR
     before = _blas_threads()
     monkeypatch.setattr(threads, 'available_cores', lambda: 4)
-    monkeypatch.setattr(threads, '_runnable_others', lambda: 0.0)
-    clock = {'now': 100.0, 'busy': 0.0, 'cpu': 0.0}
+    clock = {'now': 100.0, 'busy': 0.0, 'cpu': 0.0, 'runnable': 0.0}
+    # the others' threads runnable now: as many as the cores they kept busy lately
+    monkeypatch.setattr(threads, '_runnable_others', lambda: clock['runnable'])
     monkeypatch.setattr(threads, '_machine_busy', lambda: clock['busy'])
     monkeypatch.setattr(threads, '_now', lambda: clock['now'])
     monkeypatch.setattr(threads, '_cpu', lambda: clock['cpu'])
@@ -39,6 +40,7 @@ def _advance(gov, seconds, ours, others):
     gov.clock['now'] += seconds
     gov.clock['cpu'] += ours * seconds
     gov.clock['busy'] += (ours + others) * seconds
+    gov.clock['runnable'] = others
 
 
 def test_auto_uses_idle_cores_and_backs_off_under_load(governor):
@@ -58,16 +60,47 @@ def test_auto_uses_idle_cores_and_backs_off_under_load(governor):
     assert governor.threads == 4 and _blas_threads() == {4}
 
 
+def test_freed_cores_are_taken_back_within_a_short_window(governor):
+    """Below every core the governor looks again after FIRST_LOOK seconds, not INTERVAL: a
+    neighbour's run that ends (a benchmark's other worker finishing its warm-up) gives its
+    cores back to the kernels' threads within a fraction of a second."""
+    _advance(governor, 1.5, ours=1.0, others=3.0)     # a busy machine: one thread
+    threads.tick()
+    assert governor.threads == 1
+    assert governor.next_look == pytest.approx(governor.clock['now'] + threads.FIRST_LOOK)
+    _advance(governor, threads.FIRST_LOOK, ours=1.0, others=3.0)     # still busy
+    threads.tick()
+    assert governor.threads == 1
+    _advance(governor, threads.FIRST_LOOK, ours=1.0, others=0.0)     # the neighbour stopped
+    threads.tick()
+    assert governor.threads == 4
+    assert governor.next_look == pytest.approx(governor.clock['now'] + threads.INTERVAL)
+
+
+def test_a_neighbour_that_stopped_within_the_window_counts_by_the_run_queue(governor):
+    _advance(governor, 1.5, ours=1.0, others=3.0)     # busy, and runnable now: one thread
+    threads.tick()
+    assert governor.threads == 1
+    _advance(governor, threads.FIRST_LOOK, ours=1.0, others=1.5)     # half the window ...
+    governor.clock['runnable'] = 0.0                  # ... and gone now: every core
+    threads.tick()
+    assert governor.threads == 4
+    _advance(governor, 1.5, ours=2.0, others=2.0)     # busy while we compute: back off
+    threads.tick()
+    assert governor.threads == 2
+
+
 def test_a_window_spent_waiting_is_not_measured(governor, monkeypatch):
     """Between epochs, or while the other workers of an interleaved benchmark run, this process
     waits; the cores the others use then are free again when it computes. Such a window is not
     counted: the run queue decides, and a short window measured while computing follows."""
-    runnable = {'others': 0.0}
+    runnable = {'others': 3.0}
     monkeypatch.setattr(threads, '_runnable_others', lambda: runnable['others'])
     _advance(governor, 1.5, ours=1.0, others=3.0)     # a busy machine: one thread
     threads.tick()
     assert governor.threads == 1
     _advance(governor, 2.0, ours=0.1, others=3.0)     # we waited while the others computed
+    runnable['others'] = 0.0
     threads.tick()                                    # ... and now they wait: the run queue
     assert governor.threads == 4 and _blas_threads() == {4}
     assert governor.next_look == pytest.approx(governor.clock['now'] + threads.FIRST_LOOK)

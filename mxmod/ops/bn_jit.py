@@ -3,6 +3,7 @@ interface of bn_math's ``train_forward`` / ``train_backward``. Results keep the 
 the data (channels-last data gives channels-last outputs and gradients)."""
 import numpy as np
 
+from . import kpool
 from .bn_math import channel_matrix
 from .layout import out_like
 
@@ -50,6 +51,35 @@ def _match(mat, a, axis):
     return np.ascontiguousarray(a).reshape(mat.shape)
 
 
+def _blocks(mat):
+    """Boundaries (in blocks of bn_par_kernels.BLOCK rows) of the pieces threads take of a
+    channels-last (M, 16k) matrix, or None for one thread (kpool)."""
+    if mat.ndim != 2 or mat.shape[1] % 16:
+        return None
+    from . import bn_par_kernels  # pylint: disable=import-outside-toplevel
+    blocks = -(-mat.shape[0] // bn_par_kernels.BLOCK)
+    pieces = kpool.split(blocks, 4 * mat.size)
+    return None if pieces == 1 else kpool.bounds(blocks, pieces)
+
+
+def _rows_run(fn, cuts, args, sliced):
+    """fn(*args) on threads, one piece per block range of ``cuts``, each with its rows of the
+    arguments at the positions ``sliced`` (elementwise kernels)."""
+    from .bn_par_kernels import BLOCK  # pylint: disable=import-outside-toplevel
+    pieces = []
+    for b0, b1 in zip(cuts[:-1], cuts[1:]):
+        pieces.append(tuple(a[b0 * BLOCK:b1 * BLOCK] if i in sliced else a
+                            for i, a in enumerate(args)))
+    kpool.run(fn, pieces)
+
+
+def _sums_run(fn, cuts, head, tail, width):
+    """(blocks, width) float32 parts: fn(*head, b0, b1, parts, *tail) on threads."""
+    parts = np.empty((cuts[-1], width), np.float32)
+    kpool.run(fn, [head + (b0, b1, parts) + tail for b0, b1 in zip(cuts[:-1], cuts[1:])])
+    return parts
+
+
 def _relu_kernels():
     from . import bn_relu_kernels  # pylint: disable=import-outside-toplevel
     return bn_relu_kernels
@@ -63,15 +93,24 @@ def train_forward(x, gamma, beta, eps, axis, out=None, relu=False):
     mat = channel_matrix(np, x, axis)
     chans = x.shape[axis]
     mean, m2 = np.empty(chans), np.empty(chans)
-    (k.stats_last if mat.ndim == 2 else k.stats_first)(mat, mean, m2)
+    cuts = _blocks(mat)
+    if cuts is not None:
+        from . import bn_par_kernels as par  # pylint: disable=import-outside-toplevel
+        par.stats_merge(_sums_run(par.stats_parts, cuts, (mat,), (), 3 * chans), mat.shape[0],
+                        mean, m2)
+    else:
+        (k.stats_last if mat.ndim == 2 else k.stats_first)(mat, mean, m2)
     count = x.size // chans
     invstd = (1 / np.sqrt(m2 / count + eps)).astype(np.float32)
     mean32 = mean.astype(np.float32)
     out_mat, out = _into(out, mat, x, axis)
     scale = gamma * invstd          # float32, as the fused backward recomputes it
     kernels = _relu_kernels() if relu else k
-    (kernels.apply_last if mat.ndim == 2 else kernels.apply_first)(mat, mean32, scale, beta,
-                                                                   out_mat)
+    if cuts is not None:
+        _rows_run(kernels.apply_last, cuts, (mat, mean32, scale, beta, out_mat), (0, 4))
+    else:
+        (kernels.apply_last if mat.ndim == 2 else kernels.apply_first)(mat, mean32, scale, beta,
+                                                                       out_mat)
     return out, mean32, invstd
 
 
@@ -84,9 +123,19 @@ def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
     chans = x.shape[axis]
     count = x.size // chans
     sdy, sdyx = np.empty(chans), np.empty(chans)
+    cuts = _blocks(mat)
     if beta is not None:
         rk = _relu_kernels()
         fwd_scale = gamma * invstd
+    if cuts is not None:
+        from . import bn_par_kernels as par  # pylint: disable=import-outside-toplevel
+        if beta is not None:
+            parts = _sums_run(par.relu_grad_parts, cuts, (mat, dmat, mean, fwd_scale, beta), (),
+                              2 * chans)
+        else:
+            parts = _sums_run(par.grad_parts, cuts, (mat, dmat, mean), (), 2 * chans)
+        par.sums_merge(parts, sdy, sdyx)
+    elif beta is not None:
         (rk.grad_sums_last if mat.ndim == 2 else rk.grad_sums_first)(mat, dmat, mean, fwd_scale,
                                                                      beta, sdy, sdyx)
     else:
@@ -99,10 +148,14 @@ def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
     k_0 = (-scale * sdy / count).astype(np.float32)
     dx_mat, dx = _like(mat, x, axis)
     if beta is not None:
-        (rk.grad_dx_last if mat.ndim == 2 else rk.grad_dx_first)(
-            mat, dmat, mean, fwd_scale, beta, scale.astype(np.float32), k_x, k_0, dx_mat)
+        args = (mat, dmat, mean, fwd_scale, beta, scale.astype(np.float32), k_x, k_0, dx_mat)
+        fn = rk.grad_dx_last if mat.ndim == 2 else rk.grad_dx_first
     else:
-        (k.grad_dx_last if mat.ndim == 2 else k.grad_dx_first)(
-            mat, dmat, mean, scale.astype(np.float32), k_x, k_0, dx_mat)
+        args = (mat, dmat, mean, scale.astype(np.float32), k_x, k_0, dx_mat)
+        fn = k.grad_dx_last if mat.ndim == 2 else k.grad_dx_first
+    if cuts is not None:
+        _rows_run(fn, cuts, args, (0, 1, len(args) - 1))
+    else:
+        fn(*args)
     dgamma = np.zeros_like(gamma) if fix_gamma else dgamma.astype(gamma.dtype)
     return dx, dgamma, sdy.astype(gamma.dtype)

@@ -18,6 +18,7 @@ order; results handed on as NCHW-shaped views of channels-last memory).
 import numpy
 
 from . import conv_cl
+from . import kpool
 from . import convutil as cu
 from .bn_math import channel_sum
 
@@ -74,6 +75,16 @@ def _filters_last(xp, w_taps, count):
     return out
 
 
+def _scratch(xp, name, piece, size):
+    """Scratch buffer ``name`` of the ``piece``-th piece of a kernel's work (one per piece)."""
+    return cu.scratch(xp, name if piece == 0 else '%s.%d' % (name, piece), (size,), numpy.float32)
+
+
+def _image_cuts(n, work):
+    """Boundaries of the images each thread's piece of a kernel takes (kpool)."""
+    return kpool.bounds(n, kpool.split(n, work))
+
+
 def _run_forward(xp, x4, wk, bias, out_c, stride, dilate, pad):
     """The forward kernel on channels-last ``x4`` with the (KH, KW, C, Fp) weight ``wk``, the
     padding implicit; a new (N, Ho, Wo, out_c) array."""
@@ -88,17 +99,26 @@ def _run_forward(xp, x4, wk, bias, out_c, stride, dilate, pad):
         y = cu.scratch(xp, 'jit_y', (n, ho, wo, fp), numpy.float32)
     if bias is None:
         bias = xp.zeros(fp, dtype=numpy.float32)
-    buf = cu.scratch(xp, 'jit_image', ((h + 2 * pad[0]) * (w + 2 * pad[1]) * c,), numpy.float32)
+    image, out_image = h * w * c, ho * wo * fp
+    xf, yf = x.reshape(-1), y.reshape(-1)
+    cuts = _image_cuts(n, n * out_image * kernel[0] * kernel[1] * c)
+    pieces = []
     if _winograd_fits(kernel, stride, dilate, pad, x.shape):
-        u = xp.matmul(_KRON_G, wk.reshape(9, -1))
-        tiles_in = cu.scratch(xp, 'jit_wino_v', (16 * 8 * c,), numpy.float32)
-        tiles_out = cu.scratch(xp, 'jit_wino_m', (16 * 8 * fp,), numpy.float32)
-        _wino().forward(x.reshape(-1), u.reshape(-1), bias, y.reshape(-1), buf, tiles_in,
-                        tiles_out, n, h, w, c, fp)
+        u = xp.matmul(_KRON_G, wk.reshape(9, -1)).reshape(-1)
+        for k, (n0, n1) in enumerate(zip(cuts[:-1], cuts[1:])):
+            pieces.append((xf[n0 * image:n1 * image], u, bias, yf[n0 * out_image:n1 * out_image],
+                           _scratch(xp, 'jit_image', k, (h + 2) * (w + 2) * c),
+                           _scratch(xp, 'jit_wino_v', k, 16 * 8 * c),
+                           _scratch(xp, 'jit_wino_m', k, 16 * 8 * fp), n1 - n0, h, w, c, fp))
+        kpool.run(_wino().forward, pieces)
     else:
-        _kernels().forward(x.reshape(-1), wk.reshape(-1), bias, y.reshape(-1), buf, n, h, w, c,
-                           ho, wo, fp, kernel[0], kernel[1], stride[0], stride[1], dilate[0],
-                           dilate[1], pad[0], pad[1])
+        size = (h + 2 * pad[0]) * (w + 2 * pad[1]) * c
+        for k, (n0, n1) in enumerate(zip(cuts[:-1], cuts[1:])):
+            pieces.append((xf[n0 * image:n1 * image], wk.reshape(-1), bias,
+                           yf[n0 * out_image:n1 * out_image], _scratch(xp, 'jit_image', k, size),
+                           n1 - n0, h, w, c, ho, wo, fp, kernel[0], kernel[1], stride[0],
+                           stride[1], dilate[0], dilate[1], pad[0], pad[1]))
+        kpool.run(_kernels().forward, pieces)
     if fp != out_c:
         y = xp.ascontiguousarray(y[..., :out_c])
     return y
@@ -129,15 +149,23 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
     f = w.shape[0]
     wt = _filters_last(xp, w.transpose(2, 3, 0, 1), c)
     cp = wt.shape[3]
-    dyc = xp.ascontiguousarray(dy4)
+    dyc = xp.ascontiguousarray(dy4).reshape(-1)
     dxp = cu.scratch(xp, 'jit_dx', (n, h + 2 * pad[0], wd + 2 * pad[1], cp), numpy.float32)
-    dxp[...] = 0
-    from . import conv_scatter  # pylint: disable=import-outside-toplevel
-    conv_scatter.data_scatter(dyc.reshape(-1), wt.reshape(-1), dxp.reshape(-1), n,
-                              dy4.shape[1], dy4.shape[2], f, dxp.shape[1], dxp.shape[2], cp,
-                              kernel[0], kernel[1], stride[0], stride[1], dilate[0], dilate[1])
     dx = xp.empty((n, h, wd, c), dtype=numpy.float32)     # never the scratch buffer itself
-    dx[...] = dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c]
+    from . import conv_scatter  # pylint: disable=import-outside-toplevel
+    ho, wo = dy4.shape[1:3]
+
+    def piece(n0, n1):
+        part = dxp[n0:n1]
+        part[...] = 0
+        conv_scatter.data_scatter(dyc[n0 * ho * wo * f:n1 * ho * wo * f], wt.reshape(-1),
+                                  part.reshape(-1), n1 - n0, ho, wo, f, dxp.shape[1],
+                                  dxp.shape[2], cp, kernel[0], kernel[1], stride[0], stride[1],
+                                  dilate[0], dilate[1])
+        dx[n0:n1] = part[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd, :c]
+
+    cuts = _image_cuts(n, n * ho * wo * f * cp * kernel[0] * kernel[1])
+    kpool.run(piece, list(zip(cuts[:-1], cuts[1:])))
     return dx
 
 
@@ -156,19 +184,36 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
     if _winograd_fits((kh, kw), stride, dilate, pad, x.shape) and dy4.shape[1:3] == (h, w):
         from . import wino_wgrad  # pylint: disable=import-outside-toplevel
         du = xp.zeros((16, c, fp), dtype=numpy.float32)
-        buf = cu.scratch(xp, 'jit_image', ((h + 2) * (w + 2) * c,), numpy.float32)
-        tiles_in = cu.scratch(xp, 'jit_wino_v', (16 * wino_wgrad.TILES * c,), numpy.float32)
-        tiles_dy = cu.scratch(xp, 'jit_wino_m', (16 * wino_wgrad.TILES * fp,), numpy.float32)
-        wino_wgrad.weight_grad(x.reshape(-1), dyp.reshape(-1), du.reshape(-1), buf, tiles_in,
-                               tiles_dy, n, h, w, c, fp)
+        # each thread computes some of the 16 transformed positions (transforming every tile)
+        cuts = kpool.bounds(16, kpool.split(16, n * h * w * c * fp * 4))
+        size = (h + 2) * (w + 2) * c
+        kpool.run(wino_wgrad.weight_grad, [
+            (x.reshape(-1), dyp.reshape(-1), du.reshape(-1), _scratch(xp, 'jit_image', k, size),
+             _scratch(xp, 'jit_wino_v', k, 16 * wino_wgrad.TILES * c),
+             _scratch(xp, 'jit_wino_m', k, 16 * wino_wgrad.TILES * fp), n, h, w, c, fp, x0, x1)
+            for k, (x0, x1) in enumerate(zip(cuts[:-1], cuts[1:]))])
         dw = xp.matmul(_KRON_G.T, du.reshape(16, -1)).reshape(kh, kw, c, fp)
         return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
     dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
-    rows = xp.empty(dy4.shape[1], dtype=numpy.int64)
     from . import conv_wgrad  # pylint: disable=import-outside-toplevel
-    conv_wgrad.weight_grad(x.reshape(-1), dyp.reshape(-1), dw.reshape(-1), rows, n, h, w, c,
-                           dy4.shape[1], dy4.shape[2], fp, kh, kw, stride[0], stride[1],
-                           dilate[0], dilate[1], pad[0], pad[1])
+    ho, wo = dy4.shape[1:3]
+    chans, taps = conv_wgrad.merged(c, kw, pad[1], dilate[1])
+    taps *= kh
+    blocks = -(-chans // conv_wgrad.block(fp))
+    pieces = kpool.split(max(blocks, taps), n * ho * wo * fp * kh * kw * c)
+    t_cuts = c_cuts = None
+    if blocks >= pieces:        # threads take channel blocks, else taps
+        c_cuts = kpool.bounds(chans, pieces, conv_wgrad.block(fp))
+    else:
+        t_cuts = kpool.bounds(taps, pieces)
+    args = []
+    for k in range(pieces):
+        t0, t1 = (0, taps) if t_cuts is None else (t_cuts[k], t_cuts[k + 1])
+        c0, c1 = (0, chans) if c_cuts is None else (c_cuts[k], c_cuts[k + 1])
+        args.append((x.reshape(-1), dyp.reshape(-1), dw.reshape(-1),
+                     xp.empty(ho, dtype=numpy.int64), n, h, w, c, ho, wo, fp, kh, kw, stride[0],
+                     stride[1], dilate[0], dilate[1], pad[0], pad[1], t0, t1, c0, c1))
+    kpool.run(conv_wgrad.weight_grad, args)
     return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
 
 

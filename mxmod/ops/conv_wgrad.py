@@ -194,14 +194,32 @@ def _wg_1x1(xp, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb, wb, d
     vstore(dw, o, vadd(vadd(a0, a1), vadd(a2, a3)))
 
 
+def block(Fp):
+    """Channels :func:`weight_grad` takes at a time for Fp filters (the rest one by one)."""
+    return 4 if Fp % 32 == 0 else 8
+
+
+def merged(C, KW, PW, DW):
+    """(channels, taps per row) as :func:`weight_grad` sees them: without padding or dilation
+    along W, a row of KW taps is one tap of KW*C channels."""
+    return (KW * C, 1) if PW == 0 and DW == 1 else (C, KW)
+
+
 @njit(**_OPTS)
-def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, PH, PW):
+def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, PH, PW, t_lo,
+                t_hi, c_lo, c_hi):
     """dw (KH, KW, C, Fp) += sum over images and pixels of the windows of x (N, H, W, C),
     zero-padded by PH rows and PW columns, times dy (N, Ho, Wo, Fp). Taps that fall into the
     padding are skipped (each tap sums over the output rows and columns it reads inside x), and
     each image is taken a few output rows at a time (about 8 KB of dy), so that the rows of dy
     and x that every tap and channel block reads again stay in the L1 cache. ``rows`` (Ho,) is
-    int64 scratch."""
+    int64 scratch.
+
+    Only the taps ``t_lo <= i * KW + j < t_hi`` and the channels ``c_lo <= c < c_hi`` (of the
+    merged taps' KW*C channels where a row of taps is taken as one, see :func:`block`) are
+    computed: the pieces of one gradient that threads compute side by side (kpool). ``c_lo``
+    and ``c_hi`` must be multiples of :func:`block`'s width (or ``c_hi`` the channel count), so
+    that every channel is computed by the same block kernel whatever the split."""
     xs = SW * C
     wide = Fp % 32 == 0
     chunk = max(1, min(Ho, 8192 // (Wo * Fp * 4)))
@@ -211,6 +229,7 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
     if PW == 0 and DW == 1:
         CC = KW * C
         KW = 1
+    c_hi = min(c_hi, CC)
     for n in range(N):
         db0 = n * Ho * Wo * Fp
         for h0 in range(0, Ho, chunk):
@@ -224,10 +243,14 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
             for k in range(0, chunk * SH * W * C, 16):
                 prefetch(x, min(nx + k, N * H * W * C - 1))
             for i in range(KH):
+                if (i + 1) * KW <= t_lo or i * KW >= t_hi:
+                    continue
                 for ho in range(h0, h1):
                     r = ho * SH + i * DH - PH
                     rows[ho] = (r * W * C) if 0 <= r < H else -1
                 for j in range(KW):
+                    if i * KW + j < t_lo or i * KW + j >= t_hi:
+                        continue
                     col = j * DW - PW
                     wlo = max(0, -((col) // SW)) if col < 0 else 0
                     whi = min(Wo, (W - 1 - col) // SW + 1) if W - 1 - col >= 0 else 0
@@ -235,26 +258,26 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
                         continue
                     xb = n * H * W * C + (wlo * SW + col) * C
                     wb = (i * KW + j) * CC * Fp
-                    c0 = 0
+                    c0 = c_lo
                     if Fp % 64 == 0:
-                        while c0 + 4 <= CC:
+                        while c0 + 4 <= c_hi:
                             for fb in range(0, Fp, 64):
                                 _wg_4x4(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
                                         fb, wb, db0)
                             c0 += 4
                     elif wide:
-                        while c0 + 4 <= CC:
+                        while c0 + 4 <= c_hi:
                             for fb in range(0, Fp, 32):
                                 _wg_4x2(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
                                         fb, wb, db0)
                             c0 += 4
                     else:
-                        while c0 + 8 <= CC:
+                        while c0 + 8 <= c_hi:
                             for fb in range(0, Fp, 16):
                                 _wg_8x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
                                         fb, wb, db0)
                             c0 += 8
-                    while c0 < CC:
+                    while c0 < c_hi:
                         for fb in range(0, Fp, 16):
                             _wg_1x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb,
                                     wb, db0)

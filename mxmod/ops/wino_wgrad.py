@@ -53,6 +53,69 @@ def _wino_dout(dy, src, rowp, pitch, D, dst, dstride):
 
 
 @njit(**_OPTS)
+def _wino_in_rows(buf, src, rowp, C, V, dst, vstride, r_lo, r_hi):
+    """Rows r_lo..r_hi-1 of _wino_in's transform (V[dst + (4*r + s)*vstride]), each value from
+    the very operations _wino_in uses: a thread that needs only some transformed positions
+    (kpool) transforms only their rows."""
+    for r in range(r_lo, r_hi):
+        for s in range(4):
+            q = src + s * C
+            # B^T's row r: (d0 - d2, d1 + d2, d2 - d1, d1 - d3) down the column
+            if r == 0:
+                t = vsub(vload(buf, q), vload(buf, q + 2 * rowp))
+            elif r == 1:
+                t = vadd(vload(buf, q + rowp), vload(buf, q + 2 * rowp))
+            elif r == 2:
+                t = vsub(vload(buf, q + 2 * rowp), vload(buf, q + rowp))
+            else:
+                t = vsub(vload(buf, q + rowp), vload(buf, q + 3 * rowp))
+            if s == 0:
+                t0 = t
+            elif s == 1:
+                t1 = t
+            elif s == 2:
+                t2 = t
+            else:
+                t3 = t
+        o = dst + 4 * r * vstride
+        vstore(V, o, vsub(t0, t2))
+        vstore(V, o + vstride, vadd(t1, t2))
+        vstore(V, o + 2 * vstride, vsub(t2, t1))
+        vstore(V, o + 3 * vstride, vsub(t1, t3))
+
+
+@njit(**_OPTS)
+def _wino_dout_rows(dy, src, rowp, pitch, D, dst, dstride, r_lo, r_hi):
+    """Rows r_lo..r_hi-1 of _wino_dout's transform, with its very operations."""
+    zero = vzero()
+    for r in range(r_lo, r_hi):
+        o = dst + 4 * r * dstride
+        if r == 3:
+            g10 = vload(dy, src + rowp)
+            g11 = vload(dy, src + rowp + pitch)
+            vstore(D, o, vsub(zero, g10))
+            vstore(D, o + dstride, vsub(zero, vadd(g10, g11)))
+            vstore(D, o + 2 * dstride, vsub(g11, g10))
+            vstore(D, o + 3 * dstride, g11)
+            continue
+        g00 = vload(dy, src)
+        g01 = vload(dy, src + pitch)
+        if r == 0:
+            p0, p1 = g00, g01
+        else:
+            g10 = vload(dy, src + rowp)
+            g11 = vload(dy, src + rowp + pitch)
+            if r == 1:
+                p0, p1 = vadd(g00, g10), vadd(g01, g11)
+            else:
+                p0, p1 = vsub(g00, g10), vsub(g01, g11)
+        vstore(D, o, p0)
+        vstore(D, o + dstride, vadd(p0, p1))
+        vstore(D, o + 2 * dstride, vsub(p0, p1))
+        vstore(D, o + 3 * dstride, vsub(zero, p1))
+
+
+@njit(**_OPTS)
 def _acc_16x1(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb):
     """dU[ub + (c0..c0+15)*Fp + fb..+15] += sum over tiles t < nb of V[vb + t*C + c] *
     D[db + t*Fp + fb..+15] (16 multiply-add chains in flight)."""
@@ -149,10 +212,13 @@ def _acc_4x2(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb):
 
 
 @njit(**_OPTS)
-def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp):
+def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp, x_lo, x_hi):
     """dU (16, C, Fp) += the transformed-domain weight gradient of x (N, H, W, C) (padding 1)
     against dy (N, H, W, Fp); H and W even, C and Fp multiples of 16. Scratch: buf ((H + 2) *
-    (W + 2) * C values), V (16 * TILES * C), D (16 * TILES * Fp)."""
+    (W + 2) * C values), V (16 * TILES * C), D (16 * TILES * Fp). Only the transformed positions
+    ``x_lo <= xi < x_hi`` of dU are computed (the pieces threads compute side by side, kpool);
+    each thread transforms only the rows
+    of the tiles' transforms these positions lie in."""
     TB = TILES
     Wp = W + 2
     rowp = Wp * C
@@ -162,6 +228,9 @@ def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp):
     wide = Fp % 32 == 0
     image = H * W * C
     grad = H * W * Fp
+    whole = x_lo == 0 and x_hi == 16
+    r_lo = x_lo // 4
+    r_hi = (x_hi + 3) // 4
     for n in range(N):
         _stage(x, buf, n, H, W, C, Wp)
         nxt = min(n + 1, N - 1)
@@ -179,12 +248,19 @@ def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp):
                 th = t // TW
                 tw = t - th * TW
                 src = 2 * th * rowp + 2 * tw * C
-                for cv in range(0, C, 16):
-                    _wino_in(buf, src + cv, rowp, C, V, b * C + cv, TB * C)
                 dsrc = ((n * H + 2 * th) * W + 2 * tw) * Fp
-                for fv in range(0, Fp, 16):
-                    _wino_dout(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp)
-            for xi in range(16):
+                if whole:
+                    for cv in range(0, C, 16):
+                        _wino_in(buf, src + cv, rowp, C, V, b * C + cv, TB * C)
+                    for fv in range(0, Fp, 16):
+                        _wino_dout(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp)
+                else:
+                    for cv in range(0, C, 16):
+                        _wino_in_rows(buf, src + cv, rowp, C, V, b * C + cv, TB * C, r_lo, r_hi)
+                    for fv in range(0, Fp, 16):
+                        _wino_dout_rows(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp, r_lo,
+                                        r_hi)
+            for xi in range(x_lo, x_hi):
                 vb = xi * TB * C
                 db = xi * TB * Fp
                 ub = xi * C * Fp
