@@ -184,3 +184,41 @@ def test_import_applies_mxmod_num_threads_and_respects_blas_variables():
     assert _imported_threads({'OPENBLAS_NUM_THREADS': '2'}) == ['env', '[2]\n']
     mode, counts = _imported_threads({})
     assert mode == 'auto' and 1 <= eval(counts)[0] <= threads.available_cores()
+
+
+def test_blas_uses_one_thread_while_compiled_kernels_split(governor):
+    """While the compiled kernels split their work over the governor's threads, the BLAS
+    libraries get one thread (their spinning workers would take the kernels' cores); they get the
+    count back once no kernel was split for KERNELS_QUIET seconds."""
+    _advance(governor, 1.0, ours=1.0, others=0.0)
+    threads.tick()
+    assert governor.threads == 4 and _blas_threads() == {4}
+    governor.kernels_split(governor.clock['now'])
+    assert governor.threads == 4 and _blas_threads() == {1}
+    _advance(governor, 1.0, ours=1.0, others=0.0)
+    threads.tick()
+    governor.kernels_split(governor.clock['now'])
+    _advance(governor, threads.KERNELS_QUIET / 2, ours=1.0, others=0.0)
+    threads.tick()
+    assert _blas_threads() == {1}
+    _advance(governor, threads.KERNELS_QUIET, ours=1.0, others=0.0)
+    threads.tick()
+    assert governor.threads == 4 and _blas_threads() == {4}
+
+
+def test_kernels_split_leaves_blas_alone_when_the_environment_decides():
+    gov = threads.Governor(environ={'OPENBLAS_NUM_THREADS': '2'})
+    before = _blas_threads()
+    gov.kernels_split(1.0)
+    assert _blas_threads() == before and gov.blas_threads is None
+
+
+def test_kpool_split_reports_to_the_governor(monkeypatch):
+    from mxmod.ops import kpool
+    seen = []
+    monkeypatch.setattr(threads.GOVERNOR, 'kernels_split', seen.append)
+    out = []
+    kpool.run(lambda a: out.append(a), [(1,)])
+    assert seen == []           # one piece: nothing split
+    kpool.run(lambda a: out.append(a), [(1,), (2,)])
+    assert len(seen) == 1 and sorted(out) == [1, 1, 2]

@@ -19,6 +19,9 @@ number of pieces, so results are bit-identical for every thread count.
   follow the governor)."""
 import os
 import threading
+from time import monotonic as _monotonic
+
+from .. import threads as _threads
 
 __all__ = ['threads', 'run', 'split', 'MIN_WORK']
 
@@ -186,6 +189,7 @@ def run(fn, pieces):
     if len(pieces) == 1:
         fn(*pieces[0])
         return
+    _threads.GOVERNOR.kernels_split(_monotonic())
     pool = _POOL
     if not pool.busy.acquire(False):
         for args in pieces:

@@ -42,13 +42,34 @@ def _pause(typingctx):
     return types.none(), codegen
 
 
+@intrinsic
+def _sched_yield(typingctx):
+    """``sched_yield()`` of the C library: another runnable thread on this core (an OpenBLAS
+    worker, the caller's own thread) gets the core now instead of after a time slice."""
+    def codegen(context, builder, sig, args):
+        fn = cgutils.get_or_insert_function(builder.module,
+                                            ir.FunctionType(ir.IntType(32), []), 'sched_yield')
+        builder.call(fn, [])
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
+# looks between two sched_yield calls while waiting (about 2.5 us of pauses): a waiting thread
+# that only pauses keeps its core for a whole time slice (milliseconds) from any other thread
+# that became runnable there, such as the BLAS library's own worker threads
+YIELD_EVERY = 64
+
+
 @njit(nogil=True, cache=True)
 def wait(counter, idx, target, rounds):
     """True once counter[idx] >= target, False after ``rounds`` looks (each about 40 ns)."""
-    for _ in range(rounds):
+    for i in range(rounds):
         if _load_acquire(counter, idx) >= target:
             return True
-        _pause()
+        if i % YIELD_EVERY == YIELD_EVERY - 1:
+            _sched_yield()
+        else:
+            _pause()
     return False
 
 
