@@ -60,12 +60,35 @@ def _machine_busy():
     return (sum(ticks[:8]) - idle) / _CLOCK_TICKS
 
 
+def _own_runnable():
+    """This process's threads runnable right now (at least the calling one): its BLAS library's
+    workers and the compiled kernels' helpers wait spinning for a while after their work, and
+    are not another process's load."""
+    count = 0
+    try:
+        tasks = os.listdir('/proc/self/task')
+    except OSError:
+        return 1
+    for tid in tasks:
+        try:
+            with open('/proc/self/task/%s/stat' % tid, 'rb') as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # the state follows the parenthesised command name, which may hold spaces
+        if stat[stat.rfind(b')') + 2:][:1] == b'R':
+            count += 1
+    return max(1, count)
+
+
 def _runnable_others():
-    """Other processes' threads runnable right now (/proc/loadavg), or the 1-minute load."""
+    """Other processes' threads runnable right now (/proc/loadavg, less this process's own
+    runnable threads), or the 1-minute load."""
     try:
         with open('/proc/loadavg') as handle:
             fields = handle.read().split()
-        return max(0.0, min(float(fields[0]), int(fields[3].split('/')[0]) - 1))
+        running = int(fields[3].split('/')[0])
+        return max(0.0, min(float(fields[0]), running - _own_runnable()))
     except (OSError, ValueError, IndexError):
         try:
             return os.getloadavg()[0]

@@ -222,3 +222,28 @@ def test_kpool_split_reports_to_the_governor(monkeypatch):
     assert seen == []           # one piece: nothing split
     kpool.run(lambda a: out.append(a), [(1,), (2,)])
     assert len(seen) == 1 and sorted(out) == [1, 1, 2]
+
+
+def test_own_runnable_threads_are_not_counted_as_other_processes_load():
+    """A thread of this process that spins (as BLAS workers do after a product) is this
+    process's own: _runnable_others does not count it as a neighbour's load."""
+    import threading
+    import time
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            pass
+    worker = threading.Thread(target=spin)
+    worker.start()
+    try:
+        time.sleep(0.05)
+        own = max(threads._own_runnable() for _ in range(20))
+        assert own >= 2
+        with open('/proc/loadavg') as handle:
+            running = int(handle.read().split()[3].split('/')[0])
+        assert threads._runnable_others() <= max(0, running - 1)
+    finally:
+        stop.set()
+        worker.join()
+    assert threads._own_runnable() >= 1
