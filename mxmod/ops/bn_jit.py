@@ -57,8 +57,11 @@ def _blocks(mat):
     if mat.ndim == 2 and mat.shape[1] % 16:
         return None
     from . import bn_par_kernels  # pylint: disable=import-outside-toplevel
-    units = -(-mat.shape[0] // bn_par_kernels.BLOCK) if mat.ndim == 2 else mat.shape[0]
-    pieces = kpool.split(units, 4 * mat.size)
+    if mat.ndim == 2:       # 16-lane kernels
+        units, work = -(-mat.shape[0] // bn_par_kernels.BLOCK), 4 * mat.size
+    else:                   # scalar loops: several times the time per element
+        units, work = mat.shape[0], 16 * mat.size
+    pieces = kpool.split(units, work)
     return None if pieces == 1 else kpool.bounds(units, pieces)
 
 
