@@ -8,9 +8,9 @@ done. Each output element is computed by the same arithmetic in the same order w
 number of pieces, so results are bit-identical for every thread count.
 
 - :func:`threads` is the number of pieces a kernel may use now: the governor's thread count
-  (which drops to one while another process keeps a core busy), the thread variables where the
-  user set them (``MXMOD_NUM_THREADS``, else ``OMP_NUM_THREADS`` ...), one for ``MXMOD_NUM_THREADS=1``
-  or ``OMP_NUM_THREADS=1``; with one, kernels are called directly, as before.
+  (which drops to one while another process keeps a core busy), or the thread variables where
+  the user set them (``MXMOD_NUM_THREADS``, else ``OMP_NUM_THREADS`` ...); with one (say
+  ``OMP_NUM_THREADS=1``), kernels are called directly, as before.
 - The pool is used by one caller at a time; a second thread that calls a kernel meanwhile (or a
   kernel started from a helper) runs all its pieces itself, one after another.
 - A forked child (multiprocessing data loaders, launcher ranks) never inherits helper threads:
@@ -22,9 +22,9 @@ import threading
 
 __all__ = ['threads', 'run', 'split', 'MIN_WORK']
 
-# a piece should be worth at least this many multiply-adds (about 20-40 us of a kernel) for the
-# hand-over to another thread (about 10-20 us of wake-up and dispatch) to pay
-MIN_WORK = 1 << 20
+# a piece should be worth at least this many multiply-adds (about 5-20 us of a kernel) for the
+# hand-over to another thread (about 7 us, see HELPER_ROUNDS) to pay
+MIN_WORK = 1 << 18
 
 
 # Hand-over without sleeping threads. A thread that sleeps (on a lock, or waiting for the GIL)
