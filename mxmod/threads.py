@@ -21,7 +21,7 @@ import os
 import time
 
 __all__ = ['available_cores', 'get_num_threads', 'set_num_threads', 'share_cores', 'tick',
-           'ENV_VARS']
+           'kernels_threaded', 'ENV_VARS']
 
 ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 INTERVAL = 1.0          # seconds between two looks at the machine's load
@@ -93,6 +93,10 @@ class Governor(object):
         self.next_look = 0.0
         self.last = None
         self.last_tick = None       # (wall clock, process CPU time) of the last forward pass
+        # the compiled kernels ran on several threads since the last look (ops/kpool.py): the
+        # BLAS libraries then get one thread, see kernels_threaded
+        self.kernels_used = False
+        self.blas_single = False
         wanted = environ.get('MXMOD_NUM_THREADS', 'auto').strip().lower()
         if wanted not in ('', 'auto'):
             self.mode = 'fixed'
@@ -126,6 +130,10 @@ class Governor(object):
 
     def look(self):
         """Measure the other processes' load since the last look and adjust (mode 'auto')."""
+        if self.blas_single and not self.kernels_used:
+            self.blas_single = False        # no threaded kernels lately: BLAS threads again
+            self.apply(self.threads)
+        self.kernels_used = False
         now = self._sample()
         last, self.last = self.last, now
         self.next_look = _now() + INTERVAL
@@ -157,7 +165,7 @@ class Governor(object):
         self.controller = ThreadpoolController()
         for lib in self.controller.lib_controllers:
             if lib.user_api in ('blas', 'openmp'):
-                lib.set_num_threads(threads)
+                lib.set_num_threads(1 if self.blas_single else threads)
         self.threads = threads
 
 
@@ -187,6 +195,23 @@ def tick():
         gov.resume()
     elif now >= gov.next_look:
         gov.look()
+
+
+def kernels_threaded():
+    """Called by the compiled kernels (ops/kpool.py) when they run on several threads: while
+    they do (until a look at the machine finds they did not since the previous one), the BLAS
+    libraries get one thread. OpenBLAS's idle threads spin for a long while after each product;
+    on the cores the kernels' threads need, they halved a LeNet's speed (both kinds of threads
+    taking turns on two cores). Returns the thread count the kernels may use (mode 'env': 1,
+    the libraries' threads being the user's)."""
+    gov = GOVERNOR
+    if gov.mode == 'env':
+        return 1
+    gov.kernels_used = True
+    if not gov.blas_single:
+        gov.blas_single = True
+        gov.apply(gov.threads)
+    return gov.threads
 
 
 def get_num_threads():

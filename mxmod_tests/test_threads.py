@@ -184,3 +184,22 @@ def test_import_applies_mxmod_num_threads_and_respects_blas_variables():
     assert _imported_threads({'OPENBLAS_NUM_THREADS': '2'}) == ['env', '[2]\n']
     mode, counts = _imported_threads({})
     assert mode == 'auto' and 1 <= eval(counts)[0] <= threads.available_cores()
+
+
+def test_blas_steps_aside_while_kernels_run_on_threads(governor):
+    """Compiled kernels on several threads (ops/kpool.py): the BLAS libraries get one thread
+    until a look at the machine finds no threaded kernel since the previous look."""
+    assert threads.kernels_threaded() == 4
+    assert governor.threads == 4 and _blas_threads() == {1}
+    _advance(governor, 1.5, ours=4.0, others=0.0)
+    threads.tick()                                    # kernels ran in this window: still one
+    assert _blas_threads() == {1}
+    _advance(governor, 1.5, ours=4.0, others=0.0)
+    threads.tick()                                    # none since: every core for BLAS
+    assert governor.threads == 4 and _blas_threads() == {4}
+    env = threads.Governor(environ={'OMP_NUM_THREADS': '2'})
+    saved, threads.GOVERNOR = threads.GOVERNOR, env
+    try:
+        assert threads.kernels_threaded() == 1 and _blas_threads() == {4}
+    finally:
+        threads.GOVERNOR = saved
