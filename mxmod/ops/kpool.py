@@ -147,17 +147,17 @@ if hasattr(os, 'register_at_fork'):
 def threads():
     """Pieces a kernel may split its work into now (1: the calling thread alone): the governor's
     thread count; 1 where the thread variables decide (mode 'env') or MXMOD_KERNEL_THREADS=0."""
-    if _OFF:
-        return 1
-    gov = _governor()
-    if gov.mode == 'env':
+    gov = _GOV[0]
+    if gov is None:
+        from .. import threads as mod  # pylint: disable=import-outside-toplevel
+        gov = _GOV[0] = mod
+    gov = gov.GOVERNOR
+    if _OFF or gov.mode == 'env':
         return 1
     return gov.threads or 1
 
 
-def _governor():
-    from .. import threads as gov  # pylint: disable=import-outside-toplevel
-    return gov.GOVERNOR
+_GOV = [None]           # mxmod.threads, imported on first use
 
 
 def split(units, work, limit=None):
