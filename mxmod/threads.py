@@ -21,7 +21,7 @@ import os
 import time
 
 __all__ = ['available_cores', 'get_num_threads', 'set_num_threads', 'share_cores', 'tick',
-           'ENV_VARS']
+           'kernels_threaded', 'ENV_VARS']
 
 ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 INTERVAL = 1.0          # seconds between two looks at the machine's load
@@ -35,9 +35,6 @@ FIRST_LOOK = 0.25
 # two forward passes more than GAP seconds apart, with less than BUSY of a core used between
 # them, mean this process waited: the window starts again there
 GAP = 0.05
-# seconds without a compiled kernel split over threads after which the BLAS libraries get the
-# thread count back (Governor.kernels_split)
-KERNELS_QUIET = 2.0
 
 
 def available_cores():
@@ -119,8 +116,10 @@ class Governor(object):
         self.next_look = 0.0
         self.last = None
         self.last_tick = None       # (wall clock, process CPU time) of the last forward pass
-        self.blas_threads = None    # what the BLAS libraries were last given
-        self.kernels_split_at = None    # when a compiled kernel last ran on several threads
+        # the compiled kernels ran on several threads since the last look (ops/kpool.py): the
+        # BLAS libraries then get one thread, see kernels_threaded
+        self.kernels_used = False
+        self.blas_single = False
         wanted = environ.get('MXMOD_NUM_THREADS', 'auto').strip().lower()
         if wanted not in ('', 'auto'):
             self.mode = 'fixed'
@@ -154,6 +153,10 @@ class Governor(object):
 
     def look(self):
         """Measure the other processes' load since the last look and adjust (mode 'auto')."""
+        if self.blas_single and not self.kernels_used:
+            self.blas_single = False        # no threaded kernels lately: BLAS threads again
+            self.apply(self.threads)
+        self.kernels_used = False
         now = self._sample()
         last, self.last = self.last, now
         self.next_look = _now() + INTERVAL
@@ -179,40 +182,14 @@ class Governor(object):
             self.next_look = min(self.next_look, _now() + FIRST_LOOK)
 
     def apply(self, threads):
-        """Use ``threads`` threads: the compiled kernels' pieces (ops.kpool) follow
-        ``self.threads``; every BLAS/OpenMP library loaded in this process gets ``threads`` too,
-        or one while the compiled kernels split their work (see :func:`kernels_split`)."""
-        self.threads = threads
-        self._apply_blas()
-
-    def _apply_blas(self):
+        """Limit every BLAS/OpenMP library loaded in this process to ``threads`` threads."""
         from threadpoolctl import ThreadpoolController  # pylint: disable=import-outside-toplevel
-        blas = 1 if self.kernels_split_at is not None else self.threads
         # a library loaded since the last change (scipy's own BLAS, say) is found by a new scan
         self.controller = ThreadpoolController()
         for lib in self.controller.lib_controllers:
             if lib.user_api in ('blas', 'openmp'):
-                lib.set_num_threads(blas)
-        self.blas_threads = blas
-
-    def kernels_split(self, now):
-        """The compiled kernels split a kernel over threads at ``now``: while they do, the BLAS
-        libraries use one thread. An OpenBLAS worker thread keeps its core busy (spinning) for a
-        long while after each product, and on a machine with as many threads as cores it then
-        competes with the kernels' helper threads: LeNet on two cores took 0.39-0.46 s per epoch
-        with both split, 0.25 s with the kernels alone split, 0.29 s on one thread."""
-        if self.mode == 'env':
-            return          # the user's thread variables decide for the BLAS libraries
-        first = self.kernels_split_at is None
-        self.kernels_split_at = now
-        if first:
-            self._apply_blas()
-
-    def kernels_quiet(self, now):
-        """BLAS libraries get the thread count back once no kernel was split for a while."""
-        if self.kernels_split_at is not None and now - self.kernels_split_at > KERNELS_QUIET:
-            self.kernels_split_at = None
-            self._apply_blas()
+                lib.set_num_threads(1 if self.blas_single else threads)
+        self.threads = threads
 
 
 def _positive(text, name):
@@ -234,8 +211,16 @@ def tick():
     process waited, start measuring afresh. Costs two clock reads otherwise."""
     gov = GOVERNOR
     if gov.mode != 'auto':
-        if gov.kernels_split_at is not None:
-            gov.kernels_quiet(_now())
+        if gov.blas_single:
+            # a fixed count: no looks at the machine, but the BLAS libraries still get their
+            # threads back once the kernels ran a whole INTERVAL on one thread
+            now = _now()
+            if now >= gov.next_look:
+                gov.next_look = now + INTERVAL
+                if not gov.kernels_used:
+                    gov.blas_single = False
+                    gov.apply(gov.threads)
+                gov.kernels_used = False
         return
     now, cpu = _now(), _cpu()
     last, gov.last_tick = gov.last_tick, (now, cpu)
@@ -243,7 +228,23 @@ def tick():
         gov.resume()
     elif now >= gov.next_look:
         gov.look()
-        gov.kernels_quiet(now)
+
+
+def kernels_threaded():
+    """Called by the compiled kernels (ops/kpool.py) when they run on several threads: while
+    they do (until a look at the machine finds they did not since the previous one), the BLAS
+    libraries get one thread. OpenBLAS's idle threads spin for a long while after each product;
+    on the cores the kernels' threads need, they halved a LeNet's speed (both kinds of threads
+    taking turns on two cores). Returns the thread count the kernels may use (mode 'env': 1,
+    the libraries' threads being the user's)."""
+    gov = GOVERNOR
+    if gov.mode == 'env':
+        return 1
+    gov.kernels_used = True
+    if not gov.blas_single:
+        gov.blas_single = True
+        gov.apply(gov.threads)
+    return gov.threads
 
 
 def get_num_threads():

@@ -52,31 +52,41 @@ def _match(mat, a, axis):
 
 
 def _blocks(mat):
-    """Boundaries (in blocks of bn_par_kernels.BLOCK rows) of the pieces threads take of a
-    channels-last (M, 16k) matrix, or None for one thread (kpool)."""
-    if mat.ndim != 2 or mat.shape[1] % 16:
+    """Boundaries of the pieces threads take (kpool), or None for one thread: blocks of
+    bn_par_kernels.BLOCK rows of a channels-last (M, 16k) matrix, images of an (N, C, L) one."""
+    if mat.ndim == 2 and mat.shape[1] % 16:
         return None
     from . import bn_par_kernels  # pylint: disable=import-outside-toplevel
-    blocks = -(-mat.shape[0] // bn_par_kernels.BLOCK)
-    pieces = kpool.split(blocks, 4 * mat.size)
-    return None if pieces == 1 else kpool.bounds(blocks, pieces)
+    if mat.ndim == 2:       # 16-lane kernels
+        units, work = -(-mat.shape[0] // bn_par_kernels.BLOCK), 4 * mat.size
+    else:                   # scalar loops: several times the time per element
+        units, work = mat.shape[0], 16 * mat.size
+    pieces = kpool.split(units, work)
+    return None if pieces == 1 else kpool.bounds(units, pieces)
 
 
 def _rows_run(fn, cuts, args, sliced):
-    """fn(*args) on threads, one piece per block range of ``cuts``, each with its rows of the
-    arguments at the positions ``sliced`` (elementwise kernels)."""
+    """fn(*args) on threads, one piece per range of ``cuts``, each with its rows (of a matrix)
+    or images (of an (N, C, L) array) of the arguments at the positions ``sliced``."""
     from .bn_par_kernels import BLOCK  # pylint: disable=import-outside-toplevel
+    unit = BLOCK if args[0].ndim == 2 else 1
     pieces = []
     for b0, b1 in zip(cuts[:-1], cuts[1:]):
-        pieces.append(tuple(a[b0 * BLOCK:b1 * BLOCK] if i in sliced else a
+        pieces.append(tuple(a[b0 * unit:b1 * unit] if i in sliced else a
                             for i, a in enumerate(args)))
     kpool.run(fn, pieces)
 
 
-def _sums_run(fn, cuts, head, tail, width):
-    """(blocks, width) float32 parts: fn(*head, b0, b1, parts, *tail) on threads."""
-    parts = np.empty((cuts[-1], width), np.float32)
-    kpool.run(fn, [head + (b0, b1, parts) + tail for b0, b1 in zip(cuts[:-1], cuts[1:])])
+def _sums_run(fn, cuts, head, width):
+    """fn(*head, b0, b1, parts) on threads; parts (blocks, width) float32 for a matrix,
+    (N, C, blocks of L, 2) float64 for an (N, C, L) array."""
+    mat = head[0]
+    if mat.ndim == 2:
+        parts = np.empty((cuts[-1], width), np.float32)
+    else:
+        from .bn_par_kernels import BLOCK  # pylint: disable=import-outside-toplevel
+        parts = np.empty(mat.shape[:2] + (-(-mat.shape[2] // BLOCK), 2))
+    kpool.run(fn, [head + (b0, b1, parts) for b0, b1 in zip(cuts[:-1], cuts[1:])])
     return parts
 
 
@@ -96,8 +106,12 @@ def train_forward(x, gamma, beta, eps, axis, out=None, relu=False):
     cuts = _blocks(mat)
     if cuts is not None:
         from . import bn_par_kernels as par  # pylint: disable=import-outside-toplevel
-        par.stats_merge(_sums_run(par.stats_parts, cuts, (mat,), (), 3 * chans), mat.shape[0],
-                        mean, m2)
+        if mat.ndim == 2:
+            par.stats_merge(_sums_run(par.stats_parts, cuts, (mat,), 3 * chans), mat.shape[0],
+                            mean, m2)
+        else:
+            par.stats_merge_first(_sums_run(par.stats_parts_first, cuts, (mat,), 0),
+                                  mat.shape[2], mean, m2)
     else:
         (k.stats_last if mat.ndim == 2 else k.stats_first)(mat, mean, m2)
     count = x.size // chans
@@ -107,16 +121,18 @@ def train_forward(x, gamma, beta, eps, axis, out=None, relu=False):
     scale = gamma * invstd          # float32, as the fused backward recomputes it
     kernels = _relu_kernels() if relu else k
     if cuts is not None:
-        _rows_run(kernels.apply_last, cuts, (mat, mean32, scale, beta, out_mat), (0, 4))
+        _rows_run(kernels.apply_last if mat.ndim == 2 else kernels.apply_first, cuts,
+                  (mat, mean32, scale, beta, out_mat), (0, 4))
     else:
         (kernels.apply_last if mat.ndim == 2 else kernels.apply_first)(mat, mean32, scale, beta,
                                                                        out_mat)
     return out, mean32, invstd
 
 
-def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
+def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None, need_dx=True):
     """(dx, dgamma, dbeta) of training BatchNorm; with ``beta`` given, of BatchNorm followed by
-    relu (dy is the gradient of the relu'd output; the mask is recomputed from x)."""
+    relu (dy is the gradient of the relu'd output; the mask is recomputed from x); dx None
+    without ``need_dx`` (a BatchNorm on the data, say)."""
     k = _kernels()
     mat = channel_matrix(np, x, axis)
     dmat = _match(mat, dy, axis)
@@ -129,12 +145,14 @@ def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
         fwd_scale = gamma * invstd
     if cuts is not None:
         from . import bn_par_kernels as par  # pylint: disable=import-outside-toplevel
+        last = mat.ndim == 2
         if beta is not None:
-            parts = _sums_run(par.relu_grad_parts, cuts, (mat, dmat, mean, fwd_scale, beta), (),
-                              2 * chans)
+            parts = _sums_run(par.relu_grad_parts if last else par.relu_grad_parts_first, cuts,
+                              (mat, dmat, mean, fwd_scale, beta), 2 * chans)
         else:
-            parts = _sums_run(par.grad_parts, cuts, (mat, dmat, mean), (), 2 * chans)
-        par.sums_merge(parts, sdy, sdyx)
+            parts = _sums_run(par.grad_parts if last else par.grad_parts_first, cuts,
+                              (mat, dmat, mean), 2 * chans)
+        (par.sums_merge if last else par.sums_merge_first)(parts, sdy, sdyx)
     elif beta is not None:
         (rk.grad_sums_last if mat.ndim == 2 else rk.grad_sums_first)(mat, dmat, mean, fwd_scale,
                                                                      beta, sdy, sdyx)
@@ -146,6 +164,9 @@ def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
     # dx = scale * (dy - sum(dy)/count - xhat * dgamma/count), xhat = (x - mean) * inv
     k_x = (-scale * dgamma * inv / count).astype(np.float32)
     k_0 = (-scale * sdy / count).astype(np.float32)
+    dgamma = np.zeros_like(gamma) if fix_gamma else dgamma.astype(gamma.dtype)
+    if not need_dx:
+        return None, dgamma, sdy.astype(gamma.dtype)
     dx_mat, dx = _like(mat, x, axis)
     if beta is not None:
         args = (mat, dmat, mean, fwd_scale, beta, scale.astype(np.float32), k_x, k_0, dx_mat)
@@ -157,5 +178,4 @@ def train_backward(x, dy, gamma, mean, invstd, axis, fix_gamma, beta=None):
         _rows_run(fn, cuts, args, (0, 1, len(args) - 1))
     else:
         fn(*args)
-    dgamma = np.zeros_like(gamma) if fix_gamma else dgamma.astype(gamma.dtype)
     return dx, dgamma, sdy.astype(gamma.dtype)

@@ -185,13 +185,19 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
         from . import wino_wgrad  # pylint: disable=import-outside-toplevel
         du = xp.zeros((16, c, fp), dtype=numpy.float32)
         # each thread computes some of the 16 transformed positions (transforming every tile)
-        cuts = kpool.bounds(16, kpool.split(16, n * h * w * c * fp * 4))
+        pieces = kpool.split(16, n * h * w * c * fp * 4)
         size = (h + 2) * (w + 2) * c
-        kpool.run(wino_wgrad.weight_grad, [
-            (x.reshape(-1), dyp.reshape(-1), du.reshape(-1), _scratch(xp, 'jit_image', k, size),
-             _scratch(xp, 'jit_wino_v', k, 16 * wino_wgrad.TILES * c),
-             _scratch(xp, 'jit_wino_m', k, 16 * wino_wgrad.TILES * fp), n, h, w, c, fp, x0, x1)
-            for k, (x0, x1) in enumerate(zip(cuts[:-1], cuts[1:]))])
+        args = [(x.reshape(-1), dyp.reshape(-1), du.reshape(-1),
+                 _scratch(xp, 'jit_image', k, size),
+                 _scratch(xp, 'jit_wino_v', k, 16 * wino_wgrad.TILES * c),
+                 _scratch(xp, 'jit_wino_m', k, 16 * wino_wgrad.TILES * fp), n, h, w, c, fp)
+                for k in range(pieces)]
+        if pieces == 1:
+            wino_wgrad.weight_grad(*args[0])
+        else:
+            cuts = kpool.bounds(16, pieces)
+            kpool.run(wino_wgrad.weight_grad_part,
+                      [a + (x0, x1) for a, x0, x1 in zip(args, cuts[:-1], cuts[1:])])
         dw = xp.matmul(_KRON_G.T, du.reshape(16, -1)).reshape(kh, kw, c, fp)
         return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
     dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
@@ -201,6 +207,12 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
     taps *= kh
     blocks = -(-chans // conv_wgrad.block(fp))
     pieces = kpool.split(max(blocks, taps), n * ho * wo * fp * kh * kw * c)
+    head = (x.reshape(-1), dyp.reshape(-1), dw.reshape(-1))
+    tail = (n, h, w, c, ho, wo, fp, kh, kw, stride[0], stride[1], dilate[0], dilate[1], pad[0],
+            pad[1])
+    if pieces == 1:
+        conv_wgrad.weight_grad(*(head + (xp.empty(ho, dtype=numpy.int64),) + tail))
+        return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
     t_cuts = c_cuts = None
     if blocks >= pieces:        # threads take channel blocks, else taps
         c_cuts = kpool.bounds(chans, pieces, conv_wgrad.block(fp))
@@ -210,10 +222,8 @@ def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
     for k in range(pieces):
         t0, t1 = (0, taps) if t_cuts is None else (t_cuts[k], t_cuts[k + 1])
         c0, c1 = (0, chans) if c_cuts is None else (c_cuts[k], c_cuts[k + 1])
-        args.append((x.reshape(-1), dyp.reshape(-1), dw.reshape(-1),
-                     xp.empty(ho, dtype=numpy.int64), n, h, w, c, ho, wo, fp, kh, kw, stride[0],
-                     stride[1], dilate[0], dilate[1], pad[0], pad[1], t0, t1, c0, c1))
-    kpool.run(conv_wgrad.weight_grad, args)
+        args.append(head + (xp.empty(ho, dtype=numpy.int64),) + tail + (t0, t1, c0, c1))
+    kpool.run(conv_wgrad.weight_grad_part, args)
     return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
 
 

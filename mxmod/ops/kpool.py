@@ -8,9 +8,12 @@ done. Each output element is computed by the same arithmetic in the same order w
 number of pieces, so results are bit-identical for every thread count.
 
 - :func:`threads` is the number of pieces a kernel may use now: the governor's thread count
-  (which drops to one while another process keeps a core busy), the thread variables where the
-  user set them (``MXMOD_NUM_THREADS``, else ``OMP_NUM_THREADS`` ...), one for ``MXMOD_NUM_THREADS=1``
-  or ``OMP_NUM_THREADS=1``; with one, kernels are called directly, as before.
+  (``MXMOD_NUM_THREADS``, ``set_num_threads``, or in 'auto' the idle cores: one while another
+  process keeps a core busy); one where ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` /
+  ``MKL_NUM_THREADS`` decide (mxmod then leaves threads to those libraries). With one piece a
+  kernel is called directly, as before. While kernels run on several threads the BLAS
+  libraries get one (``threads.kernels_threaded``): OpenBLAS's idle threads spin on the cores
+  the helpers need.
 - The pool is used by one caller at a time; a second thread that calls a kernel meanwhile (or a
   kernel started from a helper) runs all its pieces itself, one after another.
 - A forked child (multiprocessing data loaders, launcher ranks) never inherits helper threads:
@@ -19,15 +22,12 @@ number of pieces, so results are bit-identical for every thread count.
   follow the governor)."""
 import os
 import threading
-from time import monotonic as _monotonic
-
-from .. import threads as _threads
 
 __all__ = ['threads', 'run', 'split', 'MIN_WORK']
 
-# a piece should be worth at least this many multiply-adds (about 20-40 us of a kernel) for the
-# hand-over to another thread (about 10-20 us of wake-up and dispatch) to pay
-MIN_WORK = 1 << 20
+# a piece should be worth at least this many multiply-adds (about 5-20 us of a kernel) for the
+# hand-over to another thread (about 7 us, see HELPER_ROUNDS) to pay
+MIN_WORK = 1 << 18
 
 
 # Hand-over without sleeping threads. A thread that sleeps (on a lock, or waiting for the GIL)
@@ -144,27 +144,20 @@ if hasattr(os, 'register_at_fork'):
     os.register_at_fork(after_in_child=_after_fork)
 
 
-def _env_threads():
-    from .. import threads as gov  # pylint: disable=import-outside-toplevel
-    for name in gov.ENV_VARS:
-        text = os.environ.get(name, '').strip()
-        if text:
-            try:
-                return max(1, int(text.split(',')[0]))
-            except ValueError:
-                return 1
-    return 1
-
-
 def threads():
-    """Pieces a kernel may split its work into now (1: the calling thread alone)."""
-    if _OFF:
+    """Pieces a kernel may split its work into now (1: the calling thread alone): the governor's
+    thread count; 1 where the thread variables decide (mode 'env') or MXMOD_KERNEL_THREADS=0."""
+    gov = _GOV[0]
+    if gov is None:
+        from .. import threads as mod  # pylint: disable=import-outside-toplevel
+        gov = _GOV[0] = mod
+    gov = gov.GOVERNOR
+    if _OFF or gov.mode == 'env':
         return 1
-    from .. import threads as gov  # pylint: disable=import-outside-toplevel
-    count = gov.get_num_threads()
-    if count is None:
-        count = _env_threads()
-    return count
+    return gov.threads or 1
+
+
+_GOV = [None]           # mxmod.threads, imported on first use
 
 
 def split(units, work, limit=None):
@@ -189,7 +182,8 @@ def run(fn, pieces):
     if len(pieces) == 1:
         fn(*pieces[0])
         return
-    _threads.GOVERNOR.kernels_split(_monotonic())
+    from ..threads import kernels_threaded  # pylint: disable=import-outside-toplevel
+    kernels_threaded()          # the BLAS libraries step aside meanwhile (threads.py)
     pool = _POOL
     if not pool.busy.acquire(False):
         for args in pieces:

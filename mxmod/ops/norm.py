@@ -157,7 +157,8 @@ class BatchNorm(Operator):
         if fast and jit.enabled() and bn_jit.applies(octx.xp, x, gamma):
             grads = bn_jit.train_backward(x, out_grads[0], gamma, outputs[1], outputs[2],
                                           self._axis(x.ndim), self.p.fix_gamma,
-                                          beta if relu else None)
+                                          beta if relu else None,
+                                          not octx.need_grad or octx.need_grad[0])
             self._update_moving(octx, x, outputs[1], outputs[2], aux)
             return list(grads)
         if relu:

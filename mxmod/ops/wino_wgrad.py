@@ -13,7 +13,7 @@ from numba import njit
 from .simd import vzero, vload, vstore, sload, vfma_s, vadd, vsub, prefetch
 from .wino_kernels import _wino_in, _stage
 
-__all__ = ['weight_grad', 'TILES']
+__all__ = ['weight_grad', 'weight_grad_part', 'TILES']
 
 TILES = 8
 _OPTS = dict(cache=True, boundscheck=False, nogil=True)
@@ -212,13 +212,10 @@ def _acc_4x2(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb):
 
 
 @njit(**_OPTS)
-def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp, x_lo, x_hi):
+def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp):
     """dU (16, C, Fp) += the transformed-domain weight gradient of x (N, H, W, C) (padding 1)
     against dy (N, H, W, Fp); H and W even, C and Fp multiples of 16. Scratch: buf ((H + 2) *
-    (W + 2) * C values), V (16 * TILES * C), D (16 * TILES * Fp). Only the transformed positions
-    ``x_lo <= xi < x_hi`` of dU are computed (the pieces threads compute side by side, kpool);
-    each thread transforms only the rows
-    of the tiles' transforms these positions lie in."""
+    (W + 2) * C values), V (16 * TILES * C), D (16 * TILES * Fp)."""
     TB = TILES
     Wp = W + 2
     rowp = Wp * C
@@ -228,7 +225,56 @@ def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp, x_lo, x_hi):
     wide = Fp % 32 == 0
     image = H * W * C
     grad = H * W * Fp
-    whole = x_lo == 0 and x_hi == 16
+    for n in range(N):
+        _stage(x, buf, n, H, W, C, Wp)
+        nxt = min(n + 1, N - 1)
+        for t0 in range(0, T, TB):
+            nb = min(TB, T - t0)
+            # the next image's x and dy, spread over this image's blocks, arrive meanwhile
+            share = (nb * image) // T
+            for k in range((t0 * image) // T, (t0 * image) // T + share, 16):
+                prefetch(x, nxt * image + k)
+            share = (nb * grad) // T
+            for k in range((t0 * grad) // T, (t0 * grad) // T + share, 16):
+                prefetch(dy, nxt * grad + k)
+            for b in range(nb):
+                t = t0 + b
+                th = t // TW
+                tw = t - th * TW
+                src = 2 * th * rowp + 2 * tw * C
+                for cv in range(0, C, 16):
+                    _wino_in(buf, src + cv, rowp, C, V, b * C + cv, TB * C)
+                dsrc = ((n * H + 2 * th) * W + 2 * tw) * Fp
+                for fv in range(0, Fp, 16):
+                    _wino_dout(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp)
+            for xi in range(16):
+                vb = xi * TB * C
+                db = xi * TB * Fp
+                ub = xi * C * Fp
+                if wide:
+                    for c0 in range(0, C, 4):
+                        for fb in range(0, Fp, 32):
+                            _acc_4x2(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb)
+                else:
+                    for c0 in range(0, C, 16):
+                        for fb in range(0, Fp, 16):
+                            _acc_16x1(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb)
+
+
+@njit(**_OPTS)
+def weight_grad_part(x, dy, dU, buf, V, D, N, H, W, C, Fp, x_lo, x_hi):
+    """:func:`weight_grad` for the transformed positions ``x_lo <= xi < x_hi`` of dU only: the
+    pieces threads compute side by side (kpool), bit-identical to weight_grad's values. Only the
+    rows of each tile's transforms these positions lie in are computed."""
+    TB = TILES
+    Wp = W + 2
+    rowp = Wp * C
+    buf[:] = 0.0
+    TW = W // 2
+    T = (H // 2) * TW
+    wide = Fp % 32 == 0
+    image = H * W * C
+    grad = H * W * Fp
     r_lo = x_lo // 4
     r_hi = (x_hi + 3) // 4
     for n in range(N):
@@ -249,17 +295,10 @@ def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp, x_lo, x_hi):
                 tw = t - th * TW
                 src = 2 * th * rowp + 2 * tw * C
                 dsrc = ((n * H + 2 * th) * W + 2 * tw) * Fp
-                if whole:
-                    for cv in range(0, C, 16):
-                        _wino_in(buf, src + cv, rowp, C, V, b * C + cv, TB * C)
-                    for fv in range(0, Fp, 16):
-                        _wino_dout(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp)
-                else:
-                    for cv in range(0, C, 16):
-                        _wino_in_rows(buf, src + cv, rowp, C, V, b * C + cv, TB * C, r_lo, r_hi)
-                    for fv in range(0, Fp, 16):
-                        _wino_dout_rows(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp, r_lo,
-                                        r_hi)
+                for cv in range(0, C, 16):
+                    _wino_in_rows(buf, src + cv, rowp, C, V, b * C + cv, TB * C, r_lo, r_hi)
+                for fv in range(0, Fp, 16):
+                    _wino_dout_rows(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp, r_lo, r_hi)
             for xi in range(x_lo, x_hi):
                 vb = xi * TB * C
                 db = xi * TB * Fp
