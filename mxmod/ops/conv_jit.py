@@ -174,7 +174,10 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
 # one-thread kernel into its own buffer (the first into the gradient itself), by whichever thread
 # takes the group, and the partials are added in group order by the calling thread; so every
 # thread count gives the same bits. A group is worth at least kpool.MIN_WORK multiply-adds.
-GROUPS = 4
+# Each group beyond the first costs a partial's zeroing and addition and a kernel call (one
+# thread, ResNet-20's layers: 10-35 us); in the network on two threads 2 groups measured best
+# (weight gradients 95-101 ms per 256-sample epoch, 4 groups 105-112, 8 groups 110-132).
+GROUPS = 2
 
 
 def _image_groups(n, work):
