@@ -14,7 +14,9 @@ order; results handed on as NCHW-shaped views of channels-last memory).
 - data gradient otherwise: ``conv_kernels.data_scatter`` adds each dy pixel's window into a
   padded buffer, cropped afterwards;
 - weight gradient: ``conv_kernels.weight_grad`` (Winograd's, ``wino_wgrad``, where the forward
-  uses Winograd); bias gradient: per-filter sums of dy."""
+  uses Winograd) per group of images, the groups' partial gradients summed in group order (the
+  groups depend on the batch alone, so results are the same for every thread count); bias
+  gradient: per-filter sums of dy."""
 import numpy
 
 from . import conv_cl
@@ -201,10 +203,10 @@ def _grouped(xp, name, total, groups, work, compute):
                 out[g][...] = 0
             compute(k, groups[g], groups[g + 1], out[g])
     kpool.run(piece, [(k, cuts[k], cuts[k + 1]) for k in range(pieces)])
-    total = out[0]
+    result = out[0]
     for part in out[1:]:
-        total += part
-    return total
+        result += part
+    return result
 
 
 def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
