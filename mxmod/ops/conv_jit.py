@@ -14,7 +14,9 @@ order; results handed on as NCHW-shaped views of channels-last memory).
 - data gradient otherwise: ``conv_kernels.data_scatter`` adds each dy pixel's window into a
   padded buffer, cropped afterwards;
 - weight gradient: ``conv_kernels.weight_grad`` (Winograd's, ``wino_wgrad``, where the forward
-  uses Winograd); bias gradient: per-filter sums of dy."""
+  uses Winograd) per group of images, the groups' partial gradients summed in group order (the
+  groups depend on the batch alone, so results are the same for every thread count); bias
+  gradient: per-filter sums of dy."""
 import numpy
 
 from . import conv_cl
@@ -169,61 +171,87 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
     return dx
 
 
+# Weight gradients are summed over images: the images are cut into at most GROUPS groups (set by
+# the shapes alone, never by the thread count), each group's partial gradient is computed by the
+# one-thread kernel into its own buffer (the first into the gradient itself), by whichever thread
+# takes the group, and the partials are added in group order by the calling thread; so every
+# thread count gives the same bits. A group is worth at least kpool.MIN_WORK multiply-adds.
+# Each group beyond the first costs a partial's zeroing and addition and a kernel call (one
+# thread, ResNet-20's layers: 10-35 us); in the network on two threads 2 groups measured best
+# (weight gradients 95-101 ms per 256-sample epoch, 4 groups 105-112, 8 groups 110-132).
+GROUPS = 2
+
+
+def _image_groups(n, work):
+    """Boundaries of the image groups of a weight gradient of ``work`` multiply-adds."""
+    return kpool.bounds(n, max(1, min(GROUPS, n, int(work // kpool.MIN_WORK))))
+
+
+def _grouped(xp, name, total, groups, work, compute):
+    """Runs ``compute(piece, n0, n1, out)`` for every image group [n0, n1) into a zeroed
+    (``total`` values) partial gradient of its own, the groups shared among the threads, and
+    returns the partials summed in group order (a new array)."""
+    count = len(groups) - 1
+    out = [xp.zeros(total, dtype=numpy.float32)]
+    out += [_scratch(xp, name, g, total) for g in range(1, count)]
+    pieces = kpool.split(count, work)
+    cuts = kpool.bounds(count, pieces)
+
+    def piece(k, g0, g1):
+        for g in range(g0, g1):
+            if g:
+                out[g][...] = 0
+            compute(k, groups[g], groups[g + 1], out[g])
+    kpool.run(piece, [(k, cuts[k], cuts[k + 1]) for k in range(pieces)])
+    result = out[0]
+    for part in out[1:]:
+        result += part
+    return result
+
+
 def _weight_grad(xp, x4, dy4, w_shape, stride, dilate, pad):
     """Gradient (F, C, KH, KW) of the weight."""
     f, c, kh, kw = w_shape
     fp = _padded(f)
-    x = _contiguous(xp, x4)
-    if fp == f:
-        dyp = _contiguous(xp, dy4)
-    else:
+    n, h, w = x4.shape[:3]
+    ho, wo = dy4.shape[1:3]
+    if fp != f:
         dyp = cu.scratch(xp, 'jit_dyf', dy4.shape[:3] + (fp,), numpy.float32)
-        dyp[..., f:] = 0
-        dyp[..., :f] = dy4
-    n, h, w = x.shape[:3]
-    if _winograd_fits((kh, kw), stride, dilate, pad, x.shape) and dy4.shape[1:3] == (h, w):
+
+    def operands(n0, n1):
+        """One group's images of x and dy as flat channels-last arrays (dy's filters padded to
+        whole vectors), copied by the thread that takes the group where needed."""
+        xg = _contiguous(xp, x4[n0:n1]).reshape(-1)
+        if fp == f:
+            return xg, _contiguous(xp, dy4[n0:n1]).reshape(-1)
+        part = dyp[n0:n1]
+        part[..., f:] = 0
+        part[..., :f] = dy4[n0:n1]
+        return xg, part.reshape(-1)
+
+    if _winograd_fits((kh, kw), stride, dilate, pad, x4.shape) and (ho, wo) == (h, w):
         from . import wino_wgrad  # pylint: disable=import-outside-toplevel
-        du = xp.zeros((16, c, fp), dtype=numpy.float32)
-        # each thread computes some of the 16 transformed positions (transforming every tile)
-        pieces = kpool.split(16, n * h * w * c * fp * 4)
+        work = n * h * w * c * fp * 4
         size = (h + 2) * (w + 2) * c
-        args = [(x.reshape(-1), dyp.reshape(-1), du.reshape(-1),
-                 _scratch(xp, 'jit_image', k, size),
-                 _scratch(xp, 'jit_wino_v', k, 16 * wino_wgrad.TILES * c),
-                 _scratch(xp, 'jit_wino_m', k, 16 * wino_wgrad.TILES * fp), n, h, w, c, fp)
-                for k in range(pieces)]
-        if pieces == 1:
-            wino_wgrad.weight_grad(*args[0])
-        else:
-            cuts = kpool.bounds(16, pieces)
-            kpool.run(wino_wgrad.weight_grad_part,
-                      [a + (x0, x1) for a, x0, x1 in zip(args, cuts[:-1], cuts[1:])])
+
+        def wino(k, n0, n1, du):
+            wino_wgrad.weight_grad(
+                *operands(n0, n1), du, _scratch(xp, 'jit_image', k, size),
+                _scratch(xp, 'jit_wino_v', k, 16 * wino_wgrad.TILES * c),
+                _scratch(xp, 'jit_wino_m', k, 16 * wino_wgrad.TILES * fp), n1 - n0, h, w, c, fp)
+        du = _grouped(xp, 'jit_wgrad_part', 16 * c * fp, _image_groups(n, work), work, wino)
         dw = xp.matmul(_KRON_G.T, du.reshape(16, -1)).reshape(kh, kw, c, fp)
         return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
-    dw = xp.zeros((kh, kw, c, fp), dtype=numpy.float32)
     from . import conv_wgrad  # pylint: disable=import-outside-toplevel
-    ho, wo = dy4.shape[1:3]
-    chans, taps = conv_wgrad.merged(c, kw, pad[1], dilate[1])
-    taps *= kh
-    blocks = -(-chans // conv_wgrad.block(fp))
-    pieces = kpool.split(max(blocks, taps), n * ho * wo * fp * kh * kw * c)
-    head = (x.reshape(-1), dyp.reshape(-1), dw.reshape(-1))
-    tail = (n, h, w, c, ho, wo, fp, kh, kw, stride[0], stride[1], dilate[0], dilate[1], pad[0],
+    work = n * ho * wo * fp * kh * kw * c
+    tail = (h, w, c, ho, wo, fp, kh, kw, stride[0], stride[1], dilate[0], dilate[1], pad[0],
             pad[1])
-    if pieces == 1:
-        conv_wgrad.weight_grad(*(head + (xp.empty(ho, dtype=numpy.int64),) + tail))
-        return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
-    t_cuts = c_cuts = None
-    if blocks >= pieces:        # threads take channel blocks, else taps
-        c_cuts = kpool.bounds(chans, pieces, conv_wgrad.block(fp))
-    else:
-        t_cuts = kpool.bounds(taps, pieces)
-    args = []
-    for k in range(pieces):
-        t0, t1 = (0, taps) if t_cuts is None else (t_cuts[k], t_cuts[k + 1])
-        c0, c1 = (0, chans) if c_cuts is None else (c_cuts[k], c_cuts[k + 1])
-        args.append(head + (xp.empty(ho, dtype=numpy.int64),) + tail + (t0, t1, c0, c1))
-    kpool.run(conv_wgrad.weight_grad_part, args)
+
+    def direct(k, n0, n1, dw):  # pylint: disable=unused-argument
+        conv_wgrad.weight_grad(*operands(n0, n1), dw, numpy.empty(ho, dtype=numpy.int64),
+                               n1 - n0, *tail)
+    dw = _grouped(xp, 'jit_wgrad_part', kh * kw * c * fp, _image_groups(n, work), work, direct)
+    dw = dw.reshape(kh, kw, c, fp)
     return xp.ascontiguousarray(dw[..., :f].transpose(3, 2, 0, 1))
 
 

@@ -6,7 +6,7 @@ from numba import njit
 
 from .simd import vzero, vload, vstore, sload, vfma_s, vadd, prefetch
 
-__all__ = ['weight_grad', 'weight_grad_part', 'block', 'merged']
+__all__ = ['weight_grad', 'block', 'merged']
 
 _OPTS = dict(cache=True, boundscheck=False, nogil=True)
 
@@ -266,79 +266,6 @@ def weight_grad(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW,
                                         fb, wb, db0)
                             c0 += 8
                     while c0 < CC:
-                        for fb in range(0, Fp, 16):
-                            _wg_1x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb,
-                                    wb, db0)
-                        c0 += 1
-
-
-@njit(**_OPTS)
-def weight_grad_part(x, dy, dw, rows, N, H, W, C, Ho, Wo, Fp, KH, KW, SH, SW, DH, DW, PH, PW,
-                     t_lo, t_hi, c_lo, c_hi):
-    """:func:`weight_grad` for the taps ``t_lo <= i * KW + j < t_hi`` and the channels
-    ``c_lo <= c < c_hi`` only (of the merged taps' KW*C channels where a row of taps is taken as
-    one, see :func:`merged`): the pieces of one gradient that threads compute side by side
-    (kpool). ``c_lo`` and ``c_hi`` are multiples of :func:`block`'s width (or ``c_hi`` the
-    channel count), so that every channel goes through the same block kernel as in
-    weight_grad, whose values these are bit for bit. ``rows`` is the piece's own scratch."""
-    xs = SW * C
-    wide = Fp % 32 == 0
-    chunk = max(1, min(Ho, 8192 // (Wo * Fp * 4)))
-    # without padding or dilation along W, a row of KW taps reads KW*C consecutive values at every
-    # output pixel: one tap of KW*C channels (dw's memory is in that order already)
-    CC = C
-    if PW == 0 and DW == 1:
-        CC = KW * C
-        KW = 1
-    c_hi = min(c_hi, CC)
-    for n in range(N):
-        db0 = n * Ho * Wo * Fp
-        for h0 in range(0, Ho, chunk):
-            h1 = min(h0 + chunk, Ho)
-            # the next chunk's rows of dy and x arrive while this one computes (the last
-            # chunk asks for the next image's first rows)
-            nd = db0 + h1 * Wo * Fp
-            for k in range(0, chunk * Wo * Fp, 16):
-                prefetch(dy, min(nd + k, N * Ho * Wo * Fp - 1))
-            nx = (n * H + min(h1 * SH, H - 1)) * W * C
-            for k in range(0, chunk * SH * W * C, 16):
-                prefetch(x, min(nx + k, N * H * W * C - 1))
-            for i in range(KH):
-                if (i + 1) * KW <= t_lo or i * KW >= t_hi:
-                    continue
-                for ho in range(h0, h1):
-                    r = ho * SH + i * DH - PH
-                    rows[ho] = (r * W * C) if 0 <= r < H else -1
-                for j in range(KW):
-                    if i * KW + j < t_lo or i * KW + j >= t_hi:
-                        continue
-                    col = j * DW - PW
-                    wlo = max(0, -((col) // SW)) if col < 0 else 0
-                    whi = min(Wo, (W - 1 - col) // SW + 1) if W - 1 - col >= 0 else 0
-                    if whi <= wlo:
-                        continue
-                    xb = n * H * W * C + (wlo * SW + col) * C
-                    wb = (i * KW + j) * CC * Fp
-                    c0 = c_lo
-                    if Fp % 64 == 0:
-                        while c0 + 4 <= c_hi:
-                            for fb in range(0, Fp, 64):
-                                _wg_4x4(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
-                                        fb, wb, db0)
-                            c0 += 4
-                    elif wide:
-                        while c0 + 4 <= c_hi:
-                            for fb in range(0, Fp, 32):
-                                _wg_4x2(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
-                                        fb, wb, db0)
-                            c0 += 4
-                    else:
-                        while c0 + 8 <= c_hi:
-                            for fb in range(0, Fp, 16):
-                                _wg_8x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0,
-                                        fb, wb, db0)
-                            c0 += 8
-                    while c0 < c_hi:
                         for fb in range(0, Fp, 16):
                             _wg_1x1(x, dy, dw, xb, xs, h0, h1, Wo, rows, wlo, whi, C, Fp, c0, fb,
                                     wb, db0)

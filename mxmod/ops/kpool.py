@@ -2,10 +2,10 @@
 
 Every kernel is compiled with ``nogil=True``, so a kernel called from several Python threads runs
 on several cores at once. :func:`run` calls one kernel on a few pieces of its work (disjoint
-output elements: images, channel blocks, Winograd positions), the first piece on the calling
-thread and the others on a small pool of persistent helper threads, and returns when all are
-done. Each output element is computed by the same arithmetic in the same order whatever the
-number of pieces, so results are bit-identical for every thread count.
+output elements: images, row blocks, the partial weight gradients of fixed image groups), the
+first piece on the calling thread and the others on a small pool of persistent helper threads,
+and returns when all are done. Each output element is computed by the same arithmetic in the
+same order whatever the number of pieces, so results are bit-identical for every thread count.
 
 - :func:`threads` is the number of pieces a kernel may use now: the governor's thread count
   (``MXMOD_NUM_THREADS``, ``set_num_threads``, or in 'auto' the idle cores: one while another

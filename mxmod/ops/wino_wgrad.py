@@ -13,7 +13,7 @@ from numba import njit
 from .simd import vzero, vload, vstore, sload, vfma_s, vadd, vsub, prefetch
 from .wino_kernels import _wino_in, _stage
 
-__all__ = ['weight_grad', 'weight_grad_part', 'TILES']
+__all__ = ['weight_grad', 'TILES']
 
 TILES = 8
 _OPTS = dict(cache=True, boundscheck=False, nogil=True)
@@ -50,69 +50,6 @@ def _wino_dout(dy, src, rowp, pitch, D, dst, dstride):
     vstore(D, dst + 13 * dstride, vsub(zero, vadd(g10, g11)))
     vstore(D, dst + 14 * dstride, vsub(g11, g10))
     vstore(D, dst + 15 * dstride, g11)
-
-
-@njit(**_OPTS)
-def _wino_in_rows(buf, src, rowp, C, V, dst, vstride, r_lo, r_hi):
-    """Rows r_lo..r_hi-1 of _wino_in's transform (V[dst + (4*r + s)*vstride]), each value from
-    the very operations _wino_in uses: a thread that needs only some transformed positions
-    (kpool) transforms only their rows."""
-    for r in range(r_lo, r_hi):
-        for s in range(4):
-            q = src + s * C
-            # B^T's row r: (d0 - d2, d1 + d2, d2 - d1, d1 - d3) down the column
-            if r == 0:
-                t = vsub(vload(buf, q), vload(buf, q + 2 * rowp))
-            elif r == 1:
-                t = vadd(vload(buf, q + rowp), vload(buf, q + 2 * rowp))
-            elif r == 2:
-                t = vsub(vload(buf, q + 2 * rowp), vload(buf, q + rowp))
-            else:
-                t = vsub(vload(buf, q + rowp), vload(buf, q + 3 * rowp))
-            if s == 0:
-                t0 = t
-            elif s == 1:
-                t1 = t
-            elif s == 2:
-                t2 = t
-            else:
-                t3 = t
-        o = dst + 4 * r * vstride
-        vstore(V, o, vsub(t0, t2))
-        vstore(V, o + vstride, vadd(t1, t2))
-        vstore(V, o + 2 * vstride, vsub(t2, t1))
-        vstore(V, o + 3 * vstride, vsub(t1, t3))
-
-
-@njit(**_OPTS)
-def _wino_dout_rows(dy, src, rowp, pitch, D, dst, dstride, r_lo, r_hi):
-    """Rows r_lo..r_hi-1 of _wino_dout's transform, with its very operations."""
-    zero = vzero()
-    for r in range(r_lo, r_hi):
-        o = dst + 4 * r * dstride
-        if r == 3:
-            g10 = vload(dy, src + rowp)
-            g11 = vload(dy, src + rowp + pitch)
-            vstore(D, o, vsub(zero, g10))
-            vstore(D, o + dstride, vsub(zero, vadd(g10, g11)))
-            vstore(D, o + 2 * dstride, vsub(g11, g10))
-            vstore(D, o + 3 * dstride, g11)
-            continue
-        g00 = vload(dy, src)
-        g01 = vload(dy, src + pitch)
-        if r == 0:
-            p0, p1 = g00, g01
-        else:
-            g10 = vload(dy, src + rowp)
-            g11 = vload(dy, src + rowp + pitch)
-            if r == 1:
-                p0, p1 = vadd(g00, g10), vadd(g01, g11)
-            else:
-                p0, p1 = vsub(g00, g10), vsub(g01, g11)
-        vstore(D, o, p0)
-        vstore(D, o + dstride, vadd(p0, p1))
-        vstore(D, o + 2 * dstride, vsub(p0, p1))
-        vstore(D, o + 3 * dstride, vsub(zero, p1))
 
 
 @njit(**_OPTS)
@@ -248,58 +185,6 @@ def weight_grad(x, dy, dU, buf, V, D, N, H, W, C, Fp):
                 for fv in range(0, Fp, 16):
                     _wino_dout(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp)
             for xi in range(16):
-                vb = xi * TB * C
-                db = xi * TB * Fp
-                ub = xi * C * Fp
-                if wide:
-                    for c0 in range(0, C, 4):
-                        for fb in range(0, Fp, 32):
-                            _acc_4x2(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb)
-                else:
-                    for c0 in range(0, C, 16):
-                        for fb in range(0, Fp, 16):
-                            _acc_16x1(V, D, dU, vb, db, ub, nb, C, Fp, c0, fb)
-
-
-@njit(**_OPTS)
-def weight_grad_part(x, dy, dU, buf, V, D, N, H, W, C, Fp, x_lo, x_hi):
-    """:func:`weight_grad` for the transformed positions ``x_lo <= xi < x_hi`` of dU only: the
-    pieces threads compute side by side (kpool), bit-identical to weight_grad's values. Only the
-    rows of each tile's transforms these positions lie in are computed."""
-    TB = TILES
-    Wp = W + 2
-    rowp = Wp * C
-    buf[:] = 0.0
-    TW = W // 2
-    T = (H // 2) * TW
-    wide = Fp % 32 == 0
-    image = H * W * C
-    grad = H * W * Fp
-    r_lo = x_lo // 4
-    r_hi = (x_hi + 3) // 4
-    for n in range(N):
-        _stage(x, buf, n, H, W, C, Wp)
-        nxt = min(n + 1, N - 1)
-        for t0 in range(0, T, TB):
-            nb = min(TB, T - t0)
-            # the next image's x and dy, spread over this image's blocks, arrive meanwhile
-            share = (nb * image) // T
-            for k in range((t0 * image) // T, (t0 * image) // T + share, 16):
-                prefetch(x, nxt * image + k)
-            share = (nb * grad) // T
-            for k in range((t0 * grad) // T, (t0 * grad) // T + share, 16):
-                prefetch(dy, nxt * grad + k)
-            for b in range(nb):
-                t = t0 + b
-                th = t // TW
-                tw = t - th * TW
-                src = 2 * th * rowp + 2 * tw * C
-                dsrc = ((n * H + 2 * th) * W + 2 * tw) * Fp
-                for cv in range(0, C, 16):
-                    _wino_in_rows(buf, src + cv, rowp, C, V, b * C + cv, TB * C, r_lo, r_hi)
-                for fv in range(0, Fp, 16):
-                    _wino_dout_rows(dy, dsrc + fv, W * Fp, Fp, D, b * Fp + fv, TB * Fp, r_lo, r_hi)
-            for xi in range(x_lo, x_hi):
                 vb = xi * TB * C
                 db = xi * TB * Fp
                 ub = xi * C * Fp

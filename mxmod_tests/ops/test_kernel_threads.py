@@ -1,6 +1,7 @@
 """The compiled kernels split over threads (mxmod/ops/kpool.py): forward and gradients of
 convolution and BatchNorm (with and without the fused relu) are bit-identical for 1, 2 and 3
-threads and agree with the numpy path; a residual network trains to bit-identical parameters;
+threads and agree with the numpy path; weight gradients are the partial gradients of fixed image
+groups summed in group order; a residual network trains to bit-identical parameters;
 the pool passes errors on, serves two calling threads, and works in a forked child."""
 import os
 import threading
@@ -83,6 +84,34 @@ def test_convolution_bit_identical_over_threads(threads, xs, f, kernel, stride, 
         jit.set_enabled(previous)
     for got, want in zip(one, reference):
         np.testing.assert_allclose(got, want, rtol=0, atol=3e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize('groups', [2, 4])
+@pytest.mark.parametrize('case', [3, 4, 5, 7])     # strided, 1x1 merged, 3 channels, uneven
+def test_weight_gradient_sums_image_groups_in_order(threads, monkeypatch, case, groups):
+    """The weight gradient of a batch is the float32 sum, in group order, of the gradients of its
+    image groups (here, with every group worth a piece, GROUPS groups of one image each),
+    whatever the thread count. (Winograd's partials are sums in the transformed domain, mapped
+    back to the taps once: the convolution test above covers its bit-identity over threads.)"""
+    from mxmod.ops import conv_jit
+    monkeypatch.setattr(conv_jit, 'GROUPS', groups)
+    xs, f, kernel, stride, pad, dilate = CONV_CASES[case]
+    attrs = _conv_attrs(kernel, f, stride, pad, dilate, 1, True)
+    n = conv_jit.GROUPS
+    x = rng.randn(n, *xs[1:]).astype(np.float32)
+    w = rng.randn(f, xs[1], *kernel).astype(np.float32)
+    threads(1)
+    dy = rng.randn(*_conv_forward_shape(attrs, x, w)).astype(np.float32)
+    want = _conv(attrs, x[:1], w, dy[:1])[2]
+    for k in range(1, n):
+        want = want + _conv(attrs, x[k:k + 1], w, dy[k:k + 1])[2]
+    assert conv_jit._image_groups(n, 1 << 40) == list(range(n + 1))
+    for count in (1, 2, 3):
+        threads(count)
+        np.testing.assert_array_equal(_conv(attrs, x, w, dy)[2], want)
+    # the boundaries depend on the batch alone; a group is worth at least kpool.MIN_WORK
+    assert conv_jit._image_groups(64, 1 << 40) == list(range(0, 65, 64 // groups))
+    assert conv_jit._image_groups(64, 1) == [0, 64]
 
 
 def _conv_forward_shape(attrs, x, w):
