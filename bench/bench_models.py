@@ -188,15 +188,17 @@ def interpreters(args):
 
 
 def start_workers(args, workload, pythons, notes):
-    """Fresh workers for ``workload``, set up (their warm-ups overlap): ({label: worker},
-    {label: ready reply})."""
+    """Fresh workers for ``workload``, set up one after another: ({label: worker},
+    {label: ready reply}). Each warm-up runs alone, so that a runtime that adapts its threads to
+    the machine's load warms up the paths its timed epochs take (with overlapping warm-ups, an
+    adaptive worker warmed up on one thread and compiled its multi-thread paths in its first
+    timed epoch)."""
     workers = {label: WorkerProcess(label, impl, python, threads, args.baseline)
                for label, impl, python, threads in pythons}
-    for proc in workers.values():
-        proc.send(setup=workload, size=args.size[workload], batch=args.batch[workload])
     ready = {}
     for label, proc in list(workers.items()):
         try:
+            proc.send(setup=workload, size=args.size[workload], batch=args.batch[workload])
             ready[label] = proc.receive()
         except RuntimeError as err:
             notes.append('%s %s failed to start: %s' % (workload, label, err))

@@ -35,6 +35,8 @@ FIRST_LOOK = 0.25
 # two forward passes more than GAP seconds apart, with less than BUSY of a core used between
 # them, mean this process waited: the window starts again there
 GAP = 0.05
+# seconds after a resume at fewer threads than cores when the run queue is read again
+RECHECK = 0.03
 
 
 def available_cores():
@@ -116,6 +118,7 @@ class Governor(object):
         self.next_look = 0.0
         self.last = None
         self.last_tick = None       # (wall clock, process CPU time) of the last forward pass
+        self.recheck = None         # when to read the run queue again after a resume
         # the compiled kernels ran on several threads since the last look (ops/kpool.py): the
         # BLAS libraries then get one thread, see kernels_threaded
         self.kernels_used = False
@@ -149,6 +152,17 @@ class Governor(object):
         self.next_look = _now() + FIRST_LOOK
         wanted = self.choose(_runnable_others())
         if wanted != self.threads:
+            self.apply(wanted)
+        # below every core: the run queue is read again RECHECK seconds later (a process that
+        # was finishing when this one resumed, such as the worker that ran just before it, is
+        # gone by then), so a short epoch does not run at one thread until the first look
+        self.recheck = _now() + RECHECK if self.threads < self.cores else None
+
+    def rechecked(self):
+        """The run queue read again after a resume: more threads if cores came free."""
+        self.recheck = None
+        wanted = self.choose(_runnable_others())
+        if wanted > self.threads:
             self.apply(wanted)
 
     def look(self):
@@ -228,6 +242,8 @@ def tick():
         gov.resume()
     elif now >= gov.next_look:
         gov.look()
+    elif gov.recheck is not None and now >= gov.recheck:
+        gov.rechecked()
 
 
 def kernels_threaded():

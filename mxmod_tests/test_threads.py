@@ -236,3 +236,27 @@ def test_fixed_count_gives_blas_its_threads_back_after_kernels_stop(governor):
         governor.clock['now'] += threads.INTERVAL + 0.1
         threads.tick()
     assert governor.blas_single is False and _blas_threads() == {2}
+
+
+def test_run_queue_read_again_soon_after_a_resume(governor, monkeypatch):
+    """A process that was finishing when this one resumed (the worker that ran just before it)
+    makes the resume choose fewer threads; RECHECK seconds later the run queue is read again and
+    the freed cores are taken, without waiting for the first look. A neighbour still running
+    keeps the count down."""
+    runnable = {'others': 0.0}
+    monkeypatch.setattr(threads, '_runnable_others', lambda: runnable['others'])
+    _advance(governor, 1.5, ours=1.0, others=0.0)
+    threads.tick()
+    assert governor.threads == 4
+    for still_running, expect in ((0.0, 4), (3.0, 1)):
+        _advance(governor, 2.0, ours=0.1, others=0.0)     # waited
+        runnable['others'] = 3.0                        # the other worker is just finishing
+        threads.tick()
+        assert governor.threads == 1 and governor.recheck is not None
+        runnable['others'] = still_running
+        governor.clock['now'] += threads.RECHECK / 2
+        threads.tick()
+        assert governor.threads == 1                    # not yet
+        governor.clock['now'] += threads.RECHECK
+        threads.tick()
+        assert governor.threads == expect and governor.recheck is None
