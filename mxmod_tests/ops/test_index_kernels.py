@@ -9,14 +9,6 @@ from mxmod.ops import indexing
 pytest.importorskip('numba')
 
 
-@pytest.fixture
-def jit_state():
-    from mxmod.ops import jit
-    previous = jit.enabled()
-    yield jit
-    jit.set_enabled(previous)
-
-
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
 @pytest.mark.parametrize('k,nrows,width', [(1, 1, 2), (50, 7, 3), (1280, 1000, 200), (9, 4, 33)])
 def test_scatter_rows_matches_bincount(jit_state, dtype, k, nrows, width):

@@ -4,17 +4,9 @@ import numpy as np
 import pytest
 
 import mxmod as mx
-from mxmod.ops.sum_kernels import column_sums_into
 
 pytest.importorskip('numba')
-
-
-@pytest.fixture
-def jit_state():
-    from mxmod.ops import jit
-    previous = jit.enabled()
-    yield jit
-    jit.set_enabled(previous)
+from mxmod.ops.sum_kernels import column_sums_into  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.mark.parametrize('shape', [(1, 1), (128, 512), (128, 10), (1000, 7), (3, 5000)])
