@@ -19,7 +19,7 @@ node's graph entries, so gradients flow back through the original graph."""
 import numpy as np
 
 from ..base import MXNetError
-from ..ops.elemwise import unbroadcast
+from ..ops.broadcasting import unbroadcast
 from ..sparse_storage import SparseStorage
 from . import tape
 from .ndarray import NDArray, from_xp

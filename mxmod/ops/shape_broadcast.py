@@ -2,14 +2,9 @@
 (MXNet 1.9.1 names, defaults and shape inference; part of ``indexing``)."""
 from ..base import MXNetError
 from .base import Param, register, merge_shape
+from .broadcasting import unbroadcast
 from .shape import ShapeOnly, is_known, norm_axis, save_shape, saved_shape
 from .indexing import typed_like_first
-
-
-def _unbroadcast(grad, shape):
-    """Sum ``grad`` over the axes where ``shape`` (same ndim) has size 1."""
-    axes = tuple(i for i, d in enumerate(shape) if d == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=axes, keepdims=True) if axes else grad
 
 
 # ---- broadcasting -----------------------------------------------------------------
@@ -23,7 +18,7 @@ class _Broadcast(ShapeOnly):
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         shape = saved_shape(octx, inputs)[0]
-        grads = [_unbroadcast(out_grads[0], shape)]
+        grads = [unbroadcast(out_grads[0], shape)]
         return grads + [None] * (len(self.list_arguments()) - 1)
 
 
