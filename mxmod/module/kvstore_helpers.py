@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import kvstore as kvs
 
-__all__ = ['_create_kvstore', '_initialize_kvstore', '_update_params_on_kvstore',
+__all__ = ['per_device_lists', '_create_kvstore', '_initialize_kvstore', '_update_params_on_kvstore',
            '_update_params']
 
 # 'local' stores with a parameter larger than this update on the devices instead
@@ -107,6 +107,21 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names, e
               exchange=exchange)
 
 
+def per_device_lists(param_arrays, grad_arrays, num_device):
+    """What ``_update_params`` hands the updater: per device, the indices (``param_index *
+    num_device + device``), gradients and weights of the parameters that have gradients."""
+    per_device = [([], [], []) for _ in range(num_device)]
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
+            indices, grads, weights = per_device[k]
+            indices.append(index * num_device + k)
+            grads.append(grad)
+            weights.append(weight)
+    return [tuple(map(tuple, lists)) for lists in per_device if lists[0]]
+
+
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
                    param_names=None, exchange=None):
     """Sum gradients through ``kvstore`` (when given), then update every device's copy locally.
@@ -117,15 +132,5 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
     if kvstore:
         _exchange(kvstore, param_arrays, grad_arrays, param_names, into_weights=False,
                   exchange=exchange)
-    per_device = [([], [], []) for _ in range(num_device)]
-    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
-        if grad_list[0] is None:
-            continue
-        for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
-            indices, grads, weights = per_device[k]
-            indices.append(index * num_device + k)
-            grads.append(grad)
-            weights.append(weight)
-    for indices, grads, weights in per_device:
-        if indices:
-            updater(indices, grads, weights)
+    for indices, grads, weights in per_device_lists(param_arrays, grad_arrays, num_device):
+        updater(list(indices), list(grads), list(weights))

@@ -4,27 +4,12 @@ import warnings
 
 from .. import optimizer as opt
 from ..base import MXNetError, write_file_atomic
-from .kvstore_helpers import (_create_kvstore, _initialize_kvstore, _update_params,
-                              _update_params_on_kvstore)
+from .kvstore_helpers import (per_device_lists, _create_kvstore, _initialize_kvstore,
+                              _update_params, _update_params_on_kvstore)
 from .overlap import GradientExchange
 from . import checkpointing
 
 __all__ = ['OptimizerMixin']
-
-
-def _per_device_lists(param_arrays, grad_arrays, num_device):
-    """What ``_update_params`` hands the updater: per device, the indices (``param_index *
-    num_device + device``), gradients and weights of the parameters that have gradients."""
-    per_device = [([], [], []) for _ in range(num_device)]
-    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
-        if grad_list[0] is None:
-            continue
-        for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
-            indices, grads, weights = per_device[k]
-            indices.append(index * num_device + k)
-            grads.append(grad)
-            weights.append(weight)
-    return [tuple(map(tuple, lists)) for lists in per_device if lists[0]]
 
 
 class OptimizerMixin(object):
@@ -146,7 +131,7 @@ class OptimizerMixin(object):
                     lists[1] is not group.grad_arrays or lists[2] != num_device:
                 lists = self._local_update_lists = (
                     group.param_arrays, group.grad_arrays, num_device,
-                    _per_device_lists(group.param_arrays, group.grad_arrays, num_device))
+                    per_device_lists(group.param_arrays, group.grad_arrays, num_device))
             updater = self._updater
             for indices, grads, weights in lists[3]:
                 updater(list(indices), list(grads), list(weights))
