@@ -167,10 +167,7 @@ class Governor(object):
 
     def look(self):
         """Measure the other processes' load since the last look and adjust (mode 'auto')."""
-        if self.blas_single and not self.kernels_used:
-            self.blas_single = False        # no threaded kernels lately: BLAS threads again
-            self.apply(self.threads)
-        self.kernels_used = False
+        self.release_blas()
         now = self._sample()
         last, self.last = self.last, now
         self.next_look = _now() + INTERVAL
@@ -194,6 +191,14 @@ class Governor(object):
             # below every core, look again soon: cores that came free (a neighbour's run ended)
             # are taken back within FIRST_LOOK seconds instead of INTERVAL
             self.next_look = min(self.next_look, _now() + FIRST_LOOK)
+
+    def release_blas(self):
+        """Give the BLAS libraries their threads back when no kernel ran on several threads
+        since the previous call (each call starts a new period)."""
+        if self.blas_single and not self.kernels_used:
+            self.blas_single = False        # no threaded kernels lately: BLAS threads again
+            self.apply(self.threads)
+        self.kernels_used = False
 
     def apply(self, threads):
         """Limit every BLAS/OpenMP library loaded in this process to ``threads`` threads."""
@@ -231,10 +236,7 @@ def tick():
             now = _now()
             if now >= gov.next_look:
                 gov.next_look = now + INTERVAL
-                if not gov.kernels_used:
-                    gov.blas_single = False
-                    gov.apply(gov.threads)
-                gov.kernels_used = False
+                gov.release_blas()
         return
     now, cpu = _now(), _cpu()
     last, gov.last_tick = gov.last_tick, (now, cpu)
