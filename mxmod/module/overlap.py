@@ -132,7 +132,8 @@ def exchange_bucket_bytes(total):
 
 def plan_buckets(order, nbytes, limit, tail=None):
     """Group names taken in ``order`` into buckets of at most ``limit`` bytes (a name larger than
-    that is a bucket of its own).
+    that is a bucket of its own); a small name (at most ``limit / 16`` bytes, e.g. a bias) may
+    join a full bucket, up to ``limit / 8`` bytes over it, rather than start one.
 
     The names at the end of ``order`` (backward finishes them last, so their communication is
     what remains after backward) go into a last bucket of at most ``tail`` bytes (default a
@@ -154,11 +155,18 @@ def plan_buckets(order, nbytes, limit, tail=None):
     while cut > 0 and (cut == len(order) or size + nbytes[order[cut - 1]] <= tail):
         cut -= 1
         size += nbytes[order[cut]]
-    buckets, current, size = [], [], 0
+    buckets, current, size, extra = [], [], 0, 0
     for name in order[:cut]:
         if current and size + nbytes[name] > limit:
+            if nbytes[name] <= limit // 16 and extra + nbytes[name] <= limit // 8:
+                # a small gradient (a bias) rides along with the large one before it instead of
+                # paying a collective of its own: it is released at the same step
+                extra += nbytes[name]
+                current.append(name)
+                size += nbytes[name]
+                continue
             buckets.append(current)
-            current, size = [], 0
+            current, size, extra = [], 0, 0
         current.append(name)
         size += nbytes[name]
     if current:

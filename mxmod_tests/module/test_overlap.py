@@ -184,3 +184,9 @@ def test_bucket_plan_keeps_backward_order_and_a_short_last_bucket():
     assert all(sum(sizes[n] for n in b) <= 60 for b in plan if len(b) > 1)
     assert plan_buckets(['a', 'b'], dict(a=5, b=50), 20) == [['a'], ['b']]
     assert plan_buckets(order, sizes, 60, tail=0)[-1] == ['conv0']
+    # a bias rides along with its (oversized) weight instead of paying a collective of its own,
+    # up to limit / 8 bytes of riders; a larger one starts a bucket
+    sizes = dict(w1=100, b1=3, w0=50, b0=3, big=40)
+    assert plan_buckets(list(sizes), sizes, 64, tail=0) == [['w1', 'b1'], ['w0', 'b0'], ['big']]
+    sizes = dict(w1=100, b1=4, c1=4, d1=4, w0=10)
+    assert plan_buckets(list(sizes), sizes, 64, tail=0) == [['w1', 'b1', 'c1'], ['d1'], ['w0']]
