@@ -147,6 +147,16 @@ class _ConvBase(Operator):
         return xp.ascontiguousarray(cu.from_channel_first(arr, self.layout))
 
 
+def _write_into(octx, i, grad):
+    """Copy ``grad`` into the gradient array of argument ``i`` the executor handed the step
+    (``octx.grad_out``); False when it gave none (or one of another shape or type)."""
+    into = octx.grad_out[i] if octx.grad_out and i < len(octx.grad_out) else None
+    if into is None or into.shape != grad.shape or into.dtype != grad.dtype:
+        return False
+    into[...] = grad
+    return True
+
+
 @register
 class Convolution(_ConvBase):
     """N-D convolution (cross-correlation) with stride, dilation, zero padding and groups.
@@ -201,13 +211,27 @@ class Convolution(_ConvBase):
         y = mod.forward(xp, x, w, bias, self.stride, self.dilate, self.pad)
         return [cu.from_channel_first(y, self.layout)]
 
-    def _cl_backward(self, xp, mod, need, out_grads, inputs):
+    def _cl_backward(self, octx, mod, need, out_grads, inputs):
+        xp = octx.xp
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         need = list(need) + [False] * (3 - len(need))
-        grads = mod.backward(xp, x, w, dy, need, self.stride, self.dilate, self.pad)
+        args = (self.stride, self.dilate, self.pad)
+        if octx.grad_ready is not None and need[0] and (need[1] or need[2]):
+            # the weight and bias gradients first, written into their arrays and reported, so
+            # that they travel (gradient overlap) while the data gradient is computed
+            grads = mod.backward(xp, x, w, dy, [False, need[1], need[2]], *args)
+            early = [None, None if grads[1] is None else self._back(grads[1], xp), grads[2]]
+            for i in (1, 2):
+                if early[i] is not None and _write_into(octx, i, early[i]):
+                    early[i] = octx.grad_out[i]
+                    octx.grad_ready(i)
+            grads = mod.backward(xp, x, w, dy, [True, False, False], *args)[:1] + early[1:]
+        else:
+            grads = mod.backward(xp, x, w, dy, need, *args)
+            grads[1] = None if grads[1] is None else self._back(grads[1], xp)
         out = [None if grads[0] is None else cu.from_channel_first(grads[0], self.layout),
-               None if grads[1] is None else self._back(grads[1], xp)]
+               grads[1]]
         if not self.p.no_bias:
             out.append(grads[2])
         return out
@@ -233,7 +257,7 @@ class Convolution(_ConvBase):
         need = octx.need_grad or [True] * len(inputs)
         mod = self._channels_last(xp, inputs)
         if mod is not None:
-            return self._cl_backward(xp, mod, need, out_grads, inputs)
+            return self._cl_backward(octx, mod, need, out_grads, inputs)
         x, w = self._cf(inputs[0]), self._cf(inputs[1])
         dy = self._cf(out_grads[0])
         g = self.p.num_group
