@@ -128,7 +128,7 @@ def worker(args):
 # ---- driver ----------------------------------------------------------------------------------
 def calibrate(name, steps):
     mod, batch = make_module(name, None)
-    prof = profiling.profile_module(mod, batch, steps=steps, name=name)
+    prof = profiling.profile_module(mod, batch, steps=steps, name=name, threads=1)
     return prof
 
 

@@ -72,7 +72,7 @@ def main():
         worker(args)
         return
     mod, batch = make_module(args.workload, None)
-    prof = profiling.profile_module(mod, batch, steps=args.steps, name=args.workload)
+    prof = profiling.profile_module(mod, batch, steps=args.steps, name=args.workload, threads=1)
     cores = available_cores()
     rows = []
     print('%-10s %6s %12s %12s %8s' % ('network', 'ranks', 'measured ms', 'predicted ms', 'ratio'))

@@ -97,6 +97,32 @@ def test_profile_of_a_module(tmp_path):
         profile.load_profile(path)
 
 
+def test_profile_runs_at_the_given_thread_count_and_restores_it(monkeypatch):
+    """A profile is taken at the thread count one rank will have; the setting before it comes
+    back afterwards."""
+    from mxmod import threads
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(mx.sym.FullyConnected(
+        mx.sym.Variable('data'), num_hidden=4, name='fc'), name='softmax'))
+    mod.bind([('data', (8, 6))], [('softmax_label', (8,))])
+    mod.init_params()
+    mod.init_optimizer()
+    batch = mx.io.DataBatch([mx.nd.ones((8, 6))], [mx.nd.zeros((8,))])
+    seen = []
+    real_update = mod.update
+    monkeypatch.setattr(mod, 'update', lambda: (seen.append(threads.get_num_threads()),
+                                                real_update()))
+    restore = profile._fix_threads(2)     # pylint: disable=protected-access
+    try:
+        prof = profile.profile_module(mod, batch, steps=2, warmup=1, threads=1)
+        assert seen == [1, 1, 1] and prof['threads'] == 1
+        assert threads.GOVERNOR.mode == 'fixed' and threads.get_num_threads() == 2
+        seen.clear()
+        assert profile.profile_module(mod, batch, steps=1, warmup=1)['threads'] == 2
+        assert seen == [2, 2]
+    finally:
+        restore()
+
+
 def test_command_line(tmp_path):
     prof = _profile(np.linspace(0.01, 0.3, 20), [200000] * 20)
     path = str(tmp_path / 'p.json')

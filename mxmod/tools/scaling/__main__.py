@@ -55,7 +55,8 @@ def cmd_profile(args):
     classes = mod.output_shapes[0][1][-1]
     labels = [mx.nd.array(rs.randint(0, classes, size=(batch,)))] if label_name else None
     data_batch = mx.io.DataBatch([mx.nd.array(rs.rand(*data_shape))], labels)
-    result = profile.profile_module(mod, data_batch, steps=args.steps, name=name)
+    result = profile.profile_module(mod, data_batch, steps=args.steps, name=name,
+                                    threads=args.threads)
     profile.save_profile(result, args.output)
     total = sum(p['bytes'] for p in result['params'])
     print('%s: forward %.1f ms, backward %.1f ms, update %.1f ms, %d parameters, %.1f MB of '
@@ -155,6 +156,9 @@ def _parser():
     pro.add_argument('--data-shape', type=_shape, help='input shape with the batch size first')
     pro.add_argument('--batch-size', type=int)
     pro.add_argument('--steps', type=int, default=5)
+    pro.add_argument('--threads', type=int, default=1,
+                     help='threads per rank to profile with (default 1: mxmod.launch gives each '
+                          'of N ranks on a host cores // N)')
     pro.add_argument('-o', '--output', required=True)
     pre = sub.add_parser('predict', help='predict step times and efficiency')
     pre.add_argument('--profile', required=True)

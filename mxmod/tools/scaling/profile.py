@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from ... import threads as _threads
 from ...base import MXNetError
 
 __all__ = ['profile_module', 'save_profile', 'load_profile']
@@ -19,8 +20,13 @@ def _median(values):
     return float(np.median(values)) if values else 0.0
 
 
-def profile_module(mod, data_batch, steps=5, warmup=2, name='model'):
+def profile_module(mod, data_batch, steps=5, warmup=2, name='model', threads=None):
     """Time ``steps`` training steps of a bound, initialized Module (one context, no kvstore).
+
+    Profile the step as one rank will run it: the model scales nothing by thread count, so a
+    profile taken on two threads predicts ranks of one thread too fast. ``threads`` fixes the
+    thread count for the profiled steps (``mxmod.launch`` gives each of N ranks on a host
+    ``cores // N``); None keeps the current setting.
 
     Parameters
     ----------
@@ -30,6 +36,8 @@ def profile_module(mod, data_batch, steps=5, warmup=2, name='model'):
     steps, warmup : int
     name : str
         Recorded in the profile.
+    threads : int, optional
+        Threads (BLAS and compiled kernels) for the profiled steps; recorded in the profile.
 
     Returns
     -------
@@ -58,6 +66,7 @@ def profile_module(mod, data_batch, steps=5, warmup=2, name='model'):
         for pname in names or ():
             ready.setdefault(pname, []).append(now)
     times = {'forward_s': [], 'backward_s': [], 'update_s': []}
+    restore = _fix_threads(threads)
     exe.set_grad_ready_hook(hook)
     try:
         for step in range(warmup + steps):
@@ -76,6 +85,7 @@ def profile_module(mod, data_batch, steps=5, warmup=2, name='model'):
                 times['update_s'].append(toc - tac)
     finally:
         exe.set_grad_ready_hook(None)
+        restore()
     result = {k: _median(v) for k, v in times.items()}
     end = result['backward_s']
     result['params'] = [{'name': p, 'bytes': sizes[p], 'sparse': sparse[p],
@@ -83,7 +93,30 @@ def profile_module(mod, data_batch, steps=5, warmup=2, name='model'):
                         for p in order if p in sizes]
     result['batch_size'] = int(group.batch_size)
     result['name'] = name
+    result['threads'] = threads if threads is not None else _threads.get_num_threads()
     return result
+
+
+def _fix_threads(threads):
+    """Use ``threads`` threads until the returned function is called (None: no change)."""
+    if threads is None:
+        return lambda: None
+    from threadpoolctl import ThreadpoolController  # pylint: disable=import-outside-toplevel
+    gov = _threads.GOVERNOR
+    mode, before = gov.mode, gov.threads
+    libraries = [(lib, lib.num_threads) for lib in ThreadpoolController().lib_controllers]
+    _threads.set_num_threads(threads)
+
+    def restore():
+        if mode == 'auto':
+            _threads.set_num_threads(None)
+        elif mode == 'fixed':
+            _threads.set_num_threads(before)
+        else:   # 'env': the libraries' own settings, as they were
+            gov.mode, gov.threads = mode, before
+            for lib, count in libraries:
+                lib.set_num_threads(count)
+    return restore
 
 
 def save_profile(profile, path):
