@@ -7,6 +7,9 @@ from .layout import dense_order
 __all__ = ['GRADS', 'grad']
 
 GRADS = ('relu', 'tanh', 'sigmoid')
+# below this many elements numpy's ufuncs are quicker than the compiled kernel's call (relu,
+# one thread: 8 x 16 1.1 against 2.2 us, 32 x 64 1.7 against 2.4, 64 x 256 5.4 against 4.1)
+SMALL = 4096
 
 
 def _flat(a):
@@ -19,8 +22,8 @@ def _flat(a):
 
 def grad(kind, y, dy):
     """dx of activation ``kind`` from its output y and dy, or None where y and dy are not
-    float32/float64 arrays in one dense memory order."""
-    if (y.dtype != dy.dtype or y.dtype not in (np.float32, np.float64)
+    float32/float64 arrays in one dense memory order, or are small (numpy is quicker there)."""
+    if (y.size < SMALL or y.dtype != dy.dtype or y.dtype not in (np.float32, np.float64)
             or y.shape != dy.shape or y.strides != dy.strides):
         return None
     fy, fdy = _flat(y), _flat(dy)

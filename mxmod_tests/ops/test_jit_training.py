@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mxmod as mx
-from mxmod.ops import jit
+from mxmod.ops import act_jit, jit
 from mxmod.ops.base import OpContext
 from mxmod_tests.ops.opcheck import make
 
@@ -60,8 +60,10 @@ def test_training_steps_match_numpy_path():
 @pytest.mark.parametrize('order', ['c', 'channels_last', 'mixed'])
 def test_activation_gradient_one_pass(act, dtype, order):
     rs = np.random.RandomState(3)
-    x = rs.randn(2, 5, 4, 3).astype(dtype)
-    dy = rs.randn(2, 5, 4, 3).astype(dtype)
+    # above act_jit.SMALL elements (smaller arrays take numpy's path)
+    x = rs.randn(4, 16, 10, 9).astype(dtype)
+    dy = rs.randn(4, 16, 10, 9).astype(dtype)
+    assert x.size >= act_jit.SMALL
     dy[0, 0, 0, :] = np.nan
     if order != 'c':
         x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
@@ -81,6 +83,18 @@ def test_activation_gradient_one_pass(act, dtype, order):
     np.testing.assert_array_equal(y1, y0)
     np.testing.assert_allclose(dx1, dx0, rtol=1e-6 if dtype == np.float32 else 1e-14, atol=0)
     assert dx1.dtype == dtype and np.isnan(dx1[0, 0, 0]).all()
+
+
+def test_small_activation_gradients_take_numpy(monkeypatch):
+    """Below act_jit.SMALL elements the compiled kernel's call costs more than numpy's ufuncs
+    (the tiny MLP's step: 98 -> 88 us); from there on the kernel runs."""
+    from mxmod.ops import act_kernels
+    calls = []
+    monkeypatch.setattr(act_kernels, 'relu_grad', lambda y, dy, dx: calls.append(y.size))
+    small = np.ones((8, 16), np.float32)
+    assert act_jit.grad('relu', small, small) is None and calls == []
+    large = np.ones((8, act_jit.SMALL // 8), np.float32)
+    assert act_jit.grad('relu', large, large) is not None and calls == [large.size]
 
 
 def test_batchnorm_output_is_not_kept_for_backward():
