@@ -113,14 +113,20 @@ def _transposed(octx, w):
     return hit[1]
 
 
+_KERNELS = {}
+
+
 def _bias_grad(xp, dy, out, shape):
     """The bias gradient, ``dy`` summed over its rows (as ``acc_sum``: float32 and float16 summed in
     float64 on numpy), written into ``out`` when given (the bias's gradient array)."""
     if xp is np and dy.dtype in (np.float16, np.float32) and out is not None and \
             out.dtype == dy.dtype and out.size == dy.shape[1] and out.flags.c_contiguous:
         if dy.dtype == np.float32 and dy.flags.c_contiguous and jit.enabled():
-            from .sum_kernels import column_sums_into  # pylint: disable=import-outside-toplevel
-            column_sums_into(dy, out.reshape(-1))
+            kernel = _KERNELS.get('column_sums_into')
+            if kernel is None:      # imported on first use (numba); not per call: 1-2 us each
+                from .sum_kernels import column_sums_into  # pylint: disable=import-outside-toplevel
+                kernel = _KERNELS['column_sums_into'] = column_sums_into
+            kernel(dy, out.reshape(-1))
             return out
         np.copyto(out.reshape(-1), np.add.reduce(dy, axis=0, dtype=np.float64), casting='unsafe')
         return out
