@@ -5,7 +5,9 @@ from .context import xp_of
 
 _STREAMS = {}
 _INITIAL = {}     # per context, the state a stream was created with (see snapshot)
-_SEED = [None]
+# MXNet seeds its generators with 0 at start-up: a program that never calls mx.random.seed draws
+# the same numbers on every run (and on every worker of a distributed job)
+_SEED = [0]
 
 
 def seed(seed_state, ctx='all'):
@@ -34,8 +36,6 @@ def generator(ctx):
     stream = _STREAMS.get(ctx)
     if stream is None:
         base = _SEED[0]
-        if base is None:
-            base = int(np.random.randint(0, 2 ** 31 - 1))
         stream = _STREAMS[ctx] = _make(ctx, (base + 7919 * ctx.device_typeid + ctx.device_id) % (2 ** 32))
         if hasattr(stream, 'get_state'):
             _INITIAL[ctx] = stream.get_state()

@@ -5,6 +5,7 @@ Decoding and augmentation run in ``preprocess_threads`` worker threads (OpenCV a
 the GIL, so they run in parallel); up to ``prefetch_buffer`` batches are prepared ahead of the
 caller. A worker's error is raised by ``next()``; the threads end with the iterator."""
 import atexit
+import itertools
 import threading
 import weakref
 from collections import deque
@@ -77,6 +78,9 @@ class _Plan(object):
             yield take, pad
 
 
+_ITERATORS_MADE = itertools.count()
+
+
 class ImageRecordIter(CurrentBatchIter):
     """Iterate over a RecordIO file of images (made by im2rec) in augmented batches.
 
@@ -136,6 +140,10 @@ class ImageRecordIter(CurrentBatchIter):
         if self.batch_size <= 0:
             raise MXNetError('ImageRecordIter: batch_size must be positive, got %d'
                              % self.batch_size)
+        # without seed_aug each image's augmentation stream still depends only on this
+        # iterator's rank among those the process created and on the image's position, so that
+        # a program draws the same augmentations on every run (as MXNet's fixed per-thread seeds)
+        self._stream_id = next(_ITERATORS_MADE)
         self._setup(kwargs)
         _LIVE.add(self)
 
@@ -215,7 +223,7 @@ class ImageRecordIter(CurrentBatchIter):
         for slot, pos in enumerate(positions):
             stream = self._image_counter + slot
             seed = [int(self.seed_aug) + stream + 111] if self.seed_aug is not None \
-                else [111, id(self) & 0xffffffff, stream]
+                else [111, self._stream_id, stream]
             futures.append(self._pool.submit(self._work, self, int(pos), seed,
                                              data, label, slot, self.norm))
         self._image_counter += len(positions)

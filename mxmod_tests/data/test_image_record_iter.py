@@ -63,6 +63,25 @@ def test_shuffle_and_seed_aug_are_reproducible():
     assert not all(np.array_equal(a, b) for a, b in zip(first, other))
 
 
+def test_augmentation_without_seed_aug_is_the_same_on_every_run():
+    """Without seed_aug a program still draws the same augmentations on every run (MXNet seeds
+    its augmenters with fixed per-thread seeds): two processes give the same batches; two
+    iterators of one process differ."""
+    import subprocess
+    import sys
+    code = ("import hashlib, mxmod as mx\n"
+            "kw = dict(path_imgrec=%r, data_shape=(3, 16, 16), batch_size=5, rand_crop=True,\n"
+            "          rand_mirror=True, max_rotate_angle=10, brightness=0.2, preprocess_threads=3)\n"
+            "digest = lambda: hashlib.sha1(b''.join(b.data[0].asnumpy().tobytes()\n"
+            "                              for b in mx.io.ImageRecordIter(**kw))).hexdigest()\n"
+            "print(digest(), digest())\n" % REC)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    runs = [subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True,
+                           check=True, timeout=300).stdout.split() for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert runs[0][0] != runs[0][1]
+
+
 def test_mean_image_is_computed_saved_and_loaded(tmp_path):
     mean_path = str(tmp_path / 'mean.bin')
     kw = dict(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=5, mean_img=mean_path)

@@ -1,4 +1,5 @@
 """NDArray and Context behaviour, checked against numpy and MXNet 1.9.1's observed behaviour."""
+import os
 import pickle
 
 import numpy as np
@@ -135,6 +136,25 @@ def test_operator_methods_and_functions():
     np.testing.assert_array_equal(fc.asnumpy(), np.full((2, 4), 3))
     with pytest.raises(AttributeError):
         a.no_such_method
+
+
+def test_random_streams_start_as_seeded_with_zero():
+    """MXNet seeds its generators with 0 at start-up: a fresh process draws what
+    mx.random.seed(0) gives, whatever numpy's own generator was seeded with, on every run."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, mxmod as mx\n"
+            "np.random.seed(%d)\n"
+            "a = mx.nd.random.uniform(shape=4).asnumpy()\n"
+            "mx.random.seed(0)\n"
+            "b = mx.nd.random.uniform(shape=4).asnumpy()\n"
+            "assert (a == b).all(), (a, b)\n"
+            "print(' '.join(map(repr, a.tolist())))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    outs = [subprocess.run([sys.executable, '-c', code % numpy_seed], env=env,
+                           capture_output=True, text=True, check=True, timeout=300).stdout
+            for numpy_seed in (1, 2)]
+    assert outs[0] == outs[1] and outs[0].strip()
 
 
 def test_random_seed_reproducible():
