@@ -11,7 +11,7 @@ from ..sparse_storage import (RowSparseStorage, STYPES, INDEX_DTYPE, rsp_positio
                               to_dense, to_stype)
 from .base import Operator, Param, register
 from .elemwise import Unary
-from .nn import Embedding
+from .embedding import Embedding
 from .sparse_elemwise import dense_at, with_values
 from .sparse_registry import StorageRule
 
