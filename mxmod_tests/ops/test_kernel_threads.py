@@ -198,12 +198,18 @@ def test_pool_runs_every_piece_and_passes_errors_on():
     kpool.run(_fill, [(out, 3, False), (out, 2, False)])       # usable afterwards
 
 
-def test_pool_serves_two_calling_threads(threads):
-    threads(2)
-    x = rng.randn(6, 16, 8, 8).astype(np.float32)
+def _conv3x3_case(batch):
+    """(attrs, x, w, dy) of a 16-filter 3x3 convolution on ``batch`` 16 x 8 x 8 images."""
+    x = rng.randn(batch, 16, 8, 8).astype(np.float32)
     w = rng.randn(16, 16, 3, 3).astype(np.float32)
     attrs = _conv_attrs((3, 3), 16, (1, 1), (1, 1), (1, 1), 1, True)
-    dy = rng.randn(6, 16, 8, 8).astype(np.float32)
+    dy = rng.randn(batch, 16, 8, 8).astype(np.float32)
+    return attrs, x, w, dy
+
+
+def test_pool_serves_two_calling_threads(threads):
+    threads(2)
+    attrs, x, w, dy = _conv3x3_case(6)
     want = _conv(attrs, x, w, dy)
     errors = []
 
@@ -225,10 +231,7 @@ def test_pool_serves_two_calling_threads(threads):
 @pytest.mark.skipif(not hasattr(os, 'fork'), reason='needs fork')
 def test_forked_child_runs_kernels_on_threads(threads):
     threads(2)
-    x = rng.randn(4, 16, 8, 8).astype(np.float32)
-    w = rng.randn(16, 16, 3, 3).astype(np.float32)
-    attrs = _conv_attrs((3, 3), 16, (1, 1), (1, 1), (1, 1), 1, True)
-    dy = rng.randn(4, 16, 8, 8).astype(np.float32)
+    attrs, x, w, dy = _conv3x3_case(4)
     want = _conv(attrs, x, w, dy)           # the parent's helpers exist now
     pid = os.fork()
     if pid == 0:                            # child: new helpers, same results
