@@ -1,7 +1,8 @@
 """How many threads the BLAS (and OpenMP) libraries that numpy links may use, set at import with
 threadpoolctl and kept right while training.
 
-numpy's matrix products run on OpenBLAS, which by default starts one thread per core. When another
+numpy's matrix products run on OpenBLAS (the dense layers' on Intel MKL when it is installed,
+ops/blas.py), which by default starts one thread per core. When another
 process keeps a core busy, those threads wait on each other and a training step can take several
 times longer than on one thread. mxmod therefore chooses the number itself, unless the user did:
 
@@ -263,6 +264,15 @@ def kernels_threaded():
         gov.blas_single = True
         gov.apply(gov.threads)
     return gov.threads
+
+
+def blas_loaded():
+    """Called when a BLAS library is loaded after import (ops/blas.py loads Intel MKL at the
+    first large product): it gets the thread count chosen for the others (mode 'env': nothing,
+    the library reads the variables itself)."""
+    gov = GOVERNOR
+    if gov.mode != 'env' and gov.threads is not None:
+        gov.apply(gov.threads)
 
 
 def get_num_threads():

@@ -14,6 +14,7 @@ h' = o * tanh(c'); the results agree with the step-by-step graph to float roundi
 products sum in another order)."""
 import numpy as np
 
+from ..ops import blas
 from ..ops.accum import acc_sum
 from ..ops.base import Operator
 
@@ -64,7 +65,7 @@ class FusedLSTM(Operator):
         bias = _permuted(bi + bh, H)
         bias[:3 * H] *= -1
         A = np.empty((T, B, 4 * H), dtype)
-        np.matmul(X.reshape(T * B, I), wiT, out=A.reshape(T * B, 4 * H))
+        blas.matmul(X.reshape(T * B, I), wiT, out=A.reshape(T * B, 4 * H))
         Hs = np.empty((T + 1, B, H), dtype)
         C = np.empty((T + 1, B, H), dtype)
         TC = np.empty((T, B, H), dtype)
@@ -79,7 +80,7 @@ class FusedLSTM(Operator):
             for t in range(T):
                 add_z = bool(t or not self.begin_h_zero)
                 if add_z:
-                    np.matmul(Hs[t], whT, out=Z)
+                    blas.matmul(Hs[t], whT, out=Z)
                 kern.forward_step(A[t], Z, add_z, bias32, C[t], C[t + 1], TC[t], Hs[t + 1], row)
             return [Hs[t + 1] if kind == 'h' else C[t + 1] for kind, t in self.outs]
         A += bias
@@ -88,7 +89,7 @@ class FusedLSTM(Operator):
         for t in range(T):
             a = A[t]
             if t or not self.begin_h_zero:
-                np.matmul(Hs[t], whT, out=Z)
+                blas.matmul(Hs[t], whT, out=Z)
                 np.add(a, Z, out=a)
             s = a[:, :H3]
             np.exp(s, out=s)
@@ -148,7 +149,7 @@ class FusedLSTM(Operator):
             if t or want_c0:
                 dc_next = np.multiply(dc, f_all[t], out=dcn_buf)
             if t or want_h0:
-                dh_rec = np.matmul(dg.reshape(B, 4 * H), wh, out=rec_buf)
+                dh_rec = blas.matmul(dg.reshape(B, 4 * H), wh, out=rec_buf)
         return self._weight_grads(octx, need, dG.reshape(T * B, 4 * H), X, Hs, wi,
                                   dh_rec, dc_next)
 
@@ -170,7 +171,7 @@ class FusedLSTM(Operator):
                                _operand(ext_c[t], zero), dG[t], dco, db)
             dcn, dco = dco, dcn
             if t or want_h0:
-                np.matmul(dG[t].reshape(B, 4 * H), wh, out=rec)
+                blas.matmul(dG[t].reshape(B, 4 * H), wh, out=rec)
         dh0 = rec if want_h0 else None
         dc0 = dcn if want_c0 else None
         return self._weight_grads(octx, need, dG.reshape(T * B, 4 * H), X, Hs, wi, dh0, dc0,
@@ -181,7 +182,7 @@ class FusedLSTM(Operator):
         into = octx.grad_out or [None] * (T + 6)
         grads = [None] * (T + 6)
         if any(need[:T]):
-            dX = np.matmul(G2, wi).reshape((T, -1, wi.shape[1]))
+            dX = blas.matmul(G2, wi).reshape((T, -1, wi.shape[1]))
             for t in range(T):
                 if need[t]:
                     grads[t] = dX[t]
@@ -294,9 +295,9 @@ def _permuted_t(w, H, dtype):
 def _product_t(G2, M, out):
     """G2^T M, written into ``out`` (an argument's gradient array) when given."""
     if out is not None and out.dtype == G2.dtype and out.size == G2.shape[1] * M.shape[1]:
-        np.matmul(G2.T, M, out=out.reshape(G2.shape[1], M.shape[1]))
+        blas.matmul(G2.T, M, out=out.reshape(G2.shape[1], M.shape[1]))
         return out
-    return np.matmul(G2.T, M)
+    return blas.matmul(G2.T, M)
 
 
 def _into(value, out):

@@ -7,7 +7,7 @@ from ..context import erf
 from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from .layout import out_like
-from . import act_jit, jit
+from . import act_jit, blas, jit
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout']
 
@@ -67,10 +67,11 @@ class FullyConnected(Operator):
         x2 = self._flat(x)
         wt = _transposed(octx, w)
         given = octx.out[0] if octx.out else None
+        mm = blas.matmul if octx.xp is np else octx.xp.matmul
         if given is not None and given.dtype == x2.dtype:
-            out = octx.xp.matmul(x2, wt, out=given.reshape(x2.shape[0], w.shape[0]))
+            out = mm(x2, wt, out=given.reshape(x2.shape[0], w.shape[0]))
         else:
-            out = octx.xp.matmul(x2, wt)
+            out = mm(x2, wt)
         if not self.p.no_bias:
             out += inputs[2].reshape(-1)
         shape = (x.shape[0], w.shape[0]) if self.p.flatten else x.shape[:-1] + (w.shape[0],)
@@ -133,10 +134,11 @@ def _bias_grad(xp, dy, out, shape):
 
 def _matmul(xp, a, b, out, shape):
     """a @ b reshaped to ``shape``, written into ``out`` when given (an argument's gradient)."""
+    mm = blas.matmul if xp is np else xp.matmul
     if out is not None and out.dtype == a.dtype:
-        xp.matmul(a, b, out=out.reshape(a.shape[0], b.shape[1]))
+        mm(a, b, out=out.reshape(a.shape[0], b.shape[1]))
         return out
-    return xp.matmul(a, b).reshape(shape)
+    return mm(a, b).reshape(shape)
 
 
 # ---- Activation -------------------------------------------------------------------------------
