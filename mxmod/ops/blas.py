@@ -166,17 +166,18 @@ def _operand(x):
 def matmul(a, b, out=None):
     """``a @ b`` of two 2-D numpy arrays, written into ``out`` when given (a C-ordered array of
     the result's shape and dtype), on MKL when it is in use and the product is large enough."""
+    if a.size * b.shape[-1] < MIN_WORK:       # first, as it is cheapest: small products
+        return np.matmul(a, b, out=out)
     fn = _ACTIVE.get(a.dtype)
     if fn is None or b.dtype != a.dtype or a.ndim != 2 or b.ndim != 2:
-        if not _STATE['loaded'] and a.ndim == 2 and b.ndim == 2 and \
-                a.shape[0] * a.shape[1] * b.shape[-1] >= MIN_WORK:
+        if not _STATE['loaded'] and a.ndim == 2 and b.ndim == 2:
             _load()
             if _ACTIVE:
                 return matmul(a, b, out)
         return np.matmul(a, b, out=out)
     m, k = a.shape
     n = b.shape[1]
-    if m * k * n < MIN_WORK or b.shape[0] != k:
+    if b.shape[0] != k:
         return np.matmul(a, b, out=out)
     if out is None:
         out = np.empty((m, n), a.dtype)
