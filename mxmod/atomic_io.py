@@ -7,11 +7,12 @@ save into that folder removes the temporaries whose process no longer runs on th
 import os
 import re
 import socket
+import stat
 import tempfile
 
 from .base import MXNetError
 
-__all__ = ['write_file_atomic', 'stage_file', 'new_stage_name', 'commit_staged', 'discard_staged', 'fsync_dir',
+__all__ = ['write_file_atomic', 'is_special', 'stage_file', 'new_stage_name', 'commit_staged', 'discard_staged', 'fsync_dir',
            'remove_stale_temporaries', 'SaveDirectoryError', 'SaveError']
 
 _HOST = re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname())[:64] or 'host'
@@ -153,8 +154,14 @@ def new_stage_name(fname):
 
 
 def commit_staged(tmp, fname):
-    """Rename a staged temporary over ``fname`` (atomic on POSIX and Windows)."""
+    """Rename a staged temporary over ``fname`` (atomic on POSIX and Windows); a device or a
+    named pipe gets the temporary's contents written into it instead."""
     fname = os.fspath(fname)
+    if is_special(fname):
+        with open(tmp, 'rb') as staged:
+            write_special(fname, staged.read())
+        discard_staged(tmp)
+        return
     try:
         os.replace(tmp, fname)
     except OSError as err:
@@ -169,16 +176,40 @@ def discard_staged(tmp):
         pass
 
 
+def is_special(fname):
+    """True when ``fname`` exists and is neither a regular file nor a directory (a device such as
+    /dev/null, a named pipe, a socket): such a target is written into, never replaced."""
+    try:
+        mode = os.stat(fname).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def write_special(fname, data):
+    """Write ``data`` straight into the special file ``fname`` (see :func:`is_special`)."""
+    try:
+        with open(fname, 'wb') as out:
+            out.write(data.encode('utf-8') if isinstance(data, str) else data)
+    except OSError as err:
+        raise _refused(fname, err) from None
+
+
 def write_file_atomic(fname, data):
     """Write ``data`` (bytes or str) to ``fname`` through a synced temporary in the same folder
     that replaces it only once complete, so a failed or killed write never destroys an earlier
-    file; the folder is synced after the rename.
+    file; the folder is synced after the rename. A device or a named pipe (``/dev/null``, a
+    FIFO a reader waits on) is written into instead: renaming over it would replace it.
 
     Parameters
     ----------
     fname : str
     data : bytes or str
     """
+    fname = os.fspath(fname)
+    if is_special(fname):
+        write_special(fname, data)
+        return
     tmp = stage_file(fname, data)
     try:
         commit_staged(tmp, fname)

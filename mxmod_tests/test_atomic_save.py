@@ -31,3 +31,35 @@ def test_failed_write_keeps_existing_files(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == files
     for f, data in saved.items():
         assert open(os.path.join(tmp_path, f), 'rb').read() == data
+
+
+def _read_fifo(path, sink):
+    with open(path, 'rb') as handle:
+        sink.append(handle.read())
+
+
+def test_a_named_pipe_is_written_into_not_replaced(tmp_path):
+    """Saving to a device or a named pipe (``/dev/null``, a FIFO a reader waits on) writes the
+    bytes into it, as MXNet does; renaming a temporary over it would replace the device with a
+    regular file (run as root, ``mx.nd.save('/dev/null', ...)`` destroyed /dev/null)."""
+    import stat
+    import threading
+    plain = str(tmp_path / 'plain.params')
+    data = {'arg:w': mx.nd.array([[1.0, 2.0], [3.0, 4.0]])}
+    mx.nd.save(plain, data)
+    fifo = str(tmp_path / 'pipe')
+    os.mkfifo(fifo)
+    received = []
+    for save in (lambda: mx.nd.save(fifo, data),
+                 lambda: mx.sym.var('data').save(fifo)):
+        reader = threading.Thread(target=_read_fifo, args=(fifo, received), daemon=True)
+        reader.start()
+        save()
+        reader.join(30)
+        assert not reader.is_alive()
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert received[0] == open(plain, 'rb').read()
+    mx.nd.save(fifo + '-not-yet', data)   # a new name is still an ordinary atomic save
+    assert open(fifo + '-not-yet', 'rb').read() == open(plain, 'rb').read()
+    assert received[1] == mx.sym.var('data').tojson().encode()
+    assert sorted(os.listdir(tmp_path)) == ['pipe', 'pipe-not-yet', 'plain.params']

@@ -10,6 +10,7 @@ the place with ``{rank}`` in the filename); :func:`merge` joins them into one tr
 A continuous dump appends to the file and closes the JSON at the last dump, as MXNet does."""
 import json
 import os
+import stat
 import socket
 import sys
 
@@ -54,8 +55,14 @@ class TraceFile(object):
         self._names = {}
 
     def remove(self):
-        """Delete a file left by an earlier run (MXNet starts every configuration afresh)."""
-        if self.path and os.path.exists(self.path):
+        """Delete a file left by an earlier run (MXNet starts every configuration afresh). Only a
+        regular file: a device such as /dev/null, a pipe or a symbolic link is left in place (the
+        first dump opens it for writing, as MXNet does)."""
+        try:
+            mode = os.lstat(self.path).st_mode if self.path else None
+        except OSError:
+            return
+        if mode is not None and stat.S_ISREG(mode):
             os.unlink(self.path)
 
     def write(self, events, finished):

@@ -245,3 +245,22 @@ def test_autostart_writes_profile_json_at_exit(tmp_path, mode, expected):
     (tmp_path / 'profile.json').unlink()
     subprocess.run([sys.executable, '-c', 'import mxmod'], cwd=str(tmp_path), env=env, check=True)
     assert not (tmp_path / 'profile.json').exists()         # nothing recorded, no file
+
+
+def test_configuring_a_device_or_pipe_as_the_trace_file_leaves_it_in_place(tmp_path):
+    """set_config deletes a trace left by an earlier run, but only a regular file: as root,
+    filename='/dev/null' used to unlink the device itself."""
+    import stat
+    fifo = str(tmp_path / 'trace-pipe')
+    os.mkfifo(fifo)
+    target = tmp_path / 'real.json'
+    target.write_text('old')
+    link = str(tmp_path / 'link.json')
+    os.symlink(str(target), link)
+    stale = tmp_path / 'stale.json'
+    stale.write_text('old trace')
+    for name in (fifo, link, str(stale)):
+        mx.profiler.set_config(filename=name, continuous_dump=False)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert os.path.islink(link) and target.read_text() == 'old'
+    assert not stale.exists()
