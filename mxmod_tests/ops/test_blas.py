@@ -204,3 +204,28 @@ def test_asking_for_a_missing_mkl_names_it():
     assert 'pip install mkl' in missing.stderr
     quiet = _child(code + '\nprint(blas.backend())', MXMOD_BLAS='auto')
     assert quiet.returncode == 0 and quiet.stdout.split()[-1] == 'numpy', quiet.stderr
+
+
+def test_dot_operator_on_either_backend(numpy_backend):
+    """mx.nd.dot / sym.dot (MXNet's matrix rule, transposes included) through blas.matmul."""
+    rs = np.random.RandomState(5)
+    a = rs.randn(4, 30, 40).astype(np.float32)
+    b = rs.randn(40, 50).astype(np.float32)
+    for backend in ('numpy', 'auto'):
+        blas.set_backend(backend)
+        got = mx.nd.dot(mx.nd.array(a), mx.nd.array(b)).asnumpy()
+        np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+        got_t = mx.nd.dot(mx.nd.array(b), mx.nd.array(a.reshape(120, 40)), transpose_a=True,
+                          transpose_b=True).asnumpy()
+        np.testing.assert_allclose(got_t, b.T.astype(np.float64) @ a.reshape(120, 40).T,
+                                   rtol=1e-4, atol=1e-3)
+        x, y = mx.sym.var('x'), mx.sym.var('y')
+        exe = mx.sym.dot(x, y).simple_bind(mx.cpu(), x=a.shape, y=b.shape)
+        exe.forward(is_train=True, x=mx.nd.array(a), y=mx.nd.array(b))
+        dy = rs.randn(4, 30, 50).astype(np.float32)
+        exe.backward([mx.nd.array(dy)])
+        dy2 = dy.reshape(120, 50).astype(np.float64)
+        np.testing.assert_allclose(exe.grad_dict['x'].asnumpy(),
+                                   (dy2 @ b.T).reshape(a.shape), rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(exe.grad_dict['y'].asnumpy(), a.reshape(120, 40).T @ dy2,
+                                   rtol=1e-4, atol=1e-3)
