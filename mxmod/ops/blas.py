@@ -16,7 +16,9 @@ for bit as it does on OpenBLAS. Its threads are the governor's (threadpoolctl fi
 like numpy's OpenBLAS). Products below ``MIN_WORK`` multiply-adds stay on numpy: the ctypes call
 costs about 1.5 us, more than such a product saves."""
 import ctypes
+import glob
 import os
+import sys
 import threading
 
 import numpy as np
@@ -36,25 +38,32 @@ _ACTIVE = {}        # the same while MKL is in use (empty: numpy multiplies)
 _LOCK = threading.Lock()
 
 
-def _mkl_paths():
+def _mkl_paths(search_system=False):
     """Candidate paths of ``libmkl_rt``: the files of the installed ``mkl`` distribution (its
-    wheel puts the libraries in the environment's ``lib``), then the loader's own search."""
+    wheel puts the libraries in the environment's ``lib``), the environment's ``lib`` itself
+    (conda), and with ``search_system`` the loader's own search (``ldconfig``, which runs a
+    subprocess: only when MKL was asked for by name)."""
     paths = []
     try:
         from importlib import metadata  # pylint: disable=import-outside-toplevel
         files = metadata.distribution('mkl').files or ()
-        for entry in files:
-            name = entry.name
-            if name.startswith('libmkl_rt.so'):
-                paths.append(str(entry.locate()))
+        paths.extend(os.path.realpath(str(entry.locate())) for entry in files
+                     if entry.name.startswith('libmkl_rt.so'))
     except Exception:   # pylint: disable=broad-except  (no mkl distribution, or no RECORD)
         pass
     paths.sort(key=len)
-    import ctypes.util  # pylint: disable=import-outside-toplevel
-    found = ctypes.util.find_library('mkl_rt')
-    if found:
-        paths.append(found)
-    return paths
+    paths.extend(sorted((os.path.realpath(p) for p in
+                         glob.glob(os.path.join(sys.prefix, 'lib', 'libmkl_rt.so*'))), key=len))
+    if search_system:
+        import ctypes.util  # pylint: disable=import-outside-toplevel
+        found = ctypes.util.find_library('mkl_rt')
+        if found:
+            paths.append(found)
+    unique = []
+    for path in paths:
+        if path not in unique:
+            unique.append(path)
+    return unique
 
 
 def _configure(lib, path):
@@ -96,7 +105,7 @@ def _load():
             _STATE['loaded'] = True
             return
         errors = []
-        for path in _mkl_paths():
+        for path in _mkl_paths(search_system=choice == 'mkl'):
             try:
                 lib = ctypes.CDLL(path)
                 _configure(lib, path)
@@ -153,6 +162,8 @@ def set_backend(name):
 def _operand(x):
     """(transpose flag, leading dimension) of a 2-D array for a row-major GEMM, or None when its
     strides fit neither a row-major nor a transposed row-major matrix."""
+    if not x.flags.aligned:
+        return None
     item = x.itemsize
     s0, s1 = x.strides
     rows, cols = x.shape

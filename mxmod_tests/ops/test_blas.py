@@ -71,6 +71,11 @@ def test_what_no_gemm_takes_goes_to_numpy():
     np.testing.assert_allclose(blas.matmul(swapped, b), b @ b, rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(blas.matmul(b[:4, :4], b[:4, :4]), b[:4, :4] @ b[:4, :4])
     assert blas.matmul(np.zeros((0, 64), np.float32), b).shape == (0, 64)
+    raw = np.zeros(64 * 64 * 4 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float32).reshape(64, 64)
+    unaligned[...] = b
+    assert not unaligned.flags.aligned
+    np.testing.assert_allclose(blas.matmul(unaligned, b), b @ b, rtol=1e-5, atol=1e-4)
     stack = rs.randn(3, 64, 64).astype(np.float32)
     np.testing.assert_allclose(blas.matmul(stack, b), stack @ b, rtol=1e-5, atol=1e-4)
     with pytest.raises(ValueError):
@@ -196,7 +201,7 @@ def test_the_backend_variable_is_checked_and_obeyed():
 
 def test_asking_for_a_missing_mkl_names_it():
     code = ('import numpy as np\nfrom mxmod.ops import blas\n'
-            'blas._mkl_paths = lambda: []\n'
+            'blas._mkl_paths = lambda search_system=False: []\n'
             'a = np.ones((128, 128), np.float32)\nblas.matmul(a, a)')
     missing = _child(code, MXMOD_BLAS='mkl')
     assert missing.returncode != 0
