@@ -181,13 +181,8 @@ class FusedLSTM(Operator):
         T = self.steps
         into = octx.grad_out or [None] * (T + 6)
         grads = [None] * (T + 6)
-        if any(need[:T]):
-            dX = blas.matmul(G2, wi).reshape((T, -1, wi.shape[1]))
-            for t in range(T):
-                if need[t]:
-                    grads[t] = dX[t]
-        grads[T] = dh0 if need[T] else None
-        grads[T + 1] = dc0 if need[T + 1] else None
+        # the weight and bias gradients first: those written into their arrays are reported
+        # (gradient overlap) and travel while the data gradient is computed
         if need[T + 2]:
             grads[T + 2] = _product_t(G2, X.reshape(G2.shape[0], -1), into[T + 2])
         if need[T + 4]:
@@ -197,6 +192,17 @@ class FusedLSTM(Operator):
             for k in (T + 3, T + 5):
                 if need[k]:
                     grads[k] = _into(db, into[k])
+        if octx.grad_ready is not None:
+            for k in range(T + 2, T + 6):
+                if grads[k] is not None and grads[k] is into[k]:
+                    octx.grad_ready(k)
+        if any(need[:T]):
+            dX = blas.matmul(G2, wi).reshape((T, -1, wi.shape[1]))
+            for t in range(T):
+                if need[t]:
+                    grads[t] = dX[t]
+        grads[T] = dh0 if need[T] else None
+        grads[T + 1] = dc0 if need[T + 1] else None
         return grads
 
 

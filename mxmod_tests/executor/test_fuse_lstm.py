@@ -435,3 +435,54 @@ def test_bucketing_training_with_and_without_kernels(restore_jit):
     assert fused == 2 * 3
     np.testing.assert_allclose(ppl1, ppl0, rtol=1e-4)
     _close(params1, params0, rtol=1e-4, atol=1e-5)
+
+
+def test_fused_layer_reports_its_weight_gradients_before_the_data_gradient():
+    """With a gradient-ready hook (gradient overlap), each fused layer writes its weight and bias
+    gradients into their arrays and reports them before it computes the gradient of its inputs:
+    layer 1's four names come before layer 1's data-gradient product, and the values reported
+    are final and equal to a pass without hook."""
+    from mxmod.executor import lstm_kernel
+    T, B, I, H = 5, 3, 4, 6
+    sym = _net(T, H, 2)
+    shapes = _shapes(T, B, I, H, 2, 'zero', 'NTC')
+    _, _, plain = _run(sym, shapes, fuse=True)
+    events = []
+    real = lstm_kernel.blas.matmul
+
+    def matmul(a, b, out=None):
+        if a.shape == (T * B, 4 * H) and out is None:      # G2 @ wi: the inputs' gradient
+            events.append(('data_gradient', b.shape[1]))
+        return real(a, b, out=out)
+
+    with environment('MXMOD_FUSE_RNN', '1'):
+        exe = sym.simple_bind(mx.cpu(), **shapes)
+    rs = np.random.RandomState(0)
+    for arr in exe.arg_arrays:
+        arr[:] = rs.uniform(-0.6, 0.6, arr.shape)
+    heads = [mx.nd.array(rs.uniform(-1, 1, o.shape)) for o in exe.outputs]
+
+    def seen(names):
+        if names is not None:
+            events.append(('ready', tuple(names),
+                           [exe.grad_dict[n].asnumpy().copy() for n in names]))
+    exe.set_grad_ready_hook(seen)
+    lstm_kernel.blas.matmul = matmul
+    try:
+        exe.forward(is_train=True)
+        exe.backward(heads)
+    finally:
+        lstm_kernel.blas.matmul = real
+    assert _fused_steps(exe) == 2
+    layer1 = {'l1_i2h_weight', 'l1_i2h_bias', 'l1_h2h_weight', 'l1_h2h_bias'}
+    reported = [n for e in events if e[0] == 'ready' for n in e[1]]
+    assert layer1 <= set(reported) and len(reported) == len(set(reported))
+    first_data_gradient = next(i for i, e in enumerate(events) if e[0] == 'data_gradient')
+    early = {n for e in events[:first_data_gradient] if e[0] == 'ready' for n in e[1]}
+    assert early == layer1, events
+    for event in events:
+        if event[0] == 'ready':
+            for name, value in zip(event[1], event[2]):
+                np.testing.assert_array_equal(value, plain[name], err_msg=name)
+    for name, value in plain.items():
+        np.testing.assert_array_equal(exe.grad_dict[name].asnumpy(), value, err_msg=name)
