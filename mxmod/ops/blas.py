@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-__all__ = ['matmul', 'backend', 'set_backend', 'MIN_WORK']
+__all__ = ['matmul', 'matmul_for', 'backend', 'set_backend', 'MIN_WORK']
 
 MIN_WORK = 1 << 16
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
@@ -201,3 +201,9 @@ def matmul(a, b, out=None):
     fn(_ROW_MAJOR, ta[0], tb[0], m, n, k, 1.0, a.ctypes.data, ta[1], b.ctypes.data, tb[1],
        0.0, out.ctypes.data, n)
     return out
+
+
+def matmul_for(xp):
+    """The 2-D product to use for arrays of ``xp``: :func:`matmul` on the host (numpy), the
+    device library's own elsewhere (cupy)."""
+    return matmul if xp is np else xp.matmul

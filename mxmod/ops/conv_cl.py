@@ -10,7 +10,7 @@ convolution finds its input channels-last without a copy. Backward: the weight g
 ``(k-1)*dilate - pad``) with the flipped kernel, another forward-shaped product; otherwise the
 columns ``dy @ W`` are added back window by window (col2im)."""
 from .accum import acc_sum
-from . import convutil as cu
+from . import blas, convutil as cu
 
 
 def nhwc(x):
@@ -72,7 +72,7 @@ def forward(xp, x, w, bias, stride, dilate, pad):
     kernel = tuple(w.shape[2:])
     out = out_size(x4.shape[1:3], kernel, stride, dilate, pad)
     cols = columns(xp, x4, kernel, stride, dilate, pad, 'cols')
-    y = xp.matmul(cols, weight_rows(w).T)
+    y = blas.matmul_for(xp)(cols, weight_rows(w).T)
     if bias is not None:
         y += bias
     return as_nchw(y.reshape((x.shape[0],) + out + (w.shape[0],)))
@@ -96,8 +96,8 @@ def data_grad(xp, dy4, dy2, w, x_shape, stride, dilate, pad):
         back = tuple((k - 1) * d - p for k, d, p in zip(kernel, dilate, pad))
         cols = columns(xp, dy4, kernel, (1, 1), dilate, back, 'dcols')
         flipped = w[:, :, ::-1, ::-1].transpose(1, 2, 3, 0).reshape(w.shape[1], -1)
-        return xp.matmul(cols, flipped.T).reshape(x4_shape)
-    dcols = xp.matmul(dy2, weight_rows(w))
+        return blas.matmul_for(xp)(cols, flipped.T).reshape(x4_shape)
+    dcols = blas.matmul_for(xp)(dy2, weight_rows(w))
     n, ho, wo = dy4.shape[:3]
     dcols = dcols.reshape((n, ho, wo) + kernel + (x4_shape[3],))
     h, wd = x4_shape[1:3]
@@ -123,7 +123,8 @@ def backward(xp, x, w, dy, need, stride, dilate, pad):
     grads = [None, None, None]
     if need[1]:
         cols = columns(xp, nhwc(x), kernel, stride, dilate, pad, 'cols')
-        gw = xp.matmul(dy2.T, cols).reshape((w.shape[0],) + kernel + (w.shape[1],))
+        gw = blas.matmul_for(xp)(dy2.T, cols)
+        gw = gw.reshape((w.shape[0],) + kernel + (w.shape[1],))
         grads[1] = xp.ascontiguousarray(gw.transpose(0, 3, 1, 2))
     if need[0]:
         grads[0] = as_nchw(data_grad(xp, dy4, dy2, w, x.shape, stride, dilate, pad))

@@ -4,16 +4,9 @@ MXNet's ``dot`` views its operands as matrices: ``lhs`` as (prod(shape[:-1]), sh
 ``transpose_a``, as (shape[0], prod(shape[1:])) transposed), ``rhs`` as (shape[0], prod(shape[1:]))
 (or, with ``transpose_b``, (prod(shape[:-1]), shape[-1]) transposed). The output keeps the
 uncontracted dimensions of both, in order."""
-import numpy as np
-
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 from . import blas
-
-
-def _mm(xp):
-    """The 2-D product of ``xp``: MKL's when in use on the host (ops/blas.py)."""
-    return blas.matmul if xp is np else xp.matmul
 
 
 def _prod(dims):
@@ -100,13 +93,13 @@ class Dot(Operator):
     def forward(self, octx, inputs, aux):
         lhs, rhs = inputs
         a, b, out = self._matrices(lhs, rhs)
-        return [_mm(octx.xp)(a, b).reshape(out)]
+        return [blas.matmul_for(octx.xp)(a, b).reshape(out)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         lhs, rhs = inputs
         a, b, _ = self._matrices(lhs, rhs)
         dy = out_grads[0].reshape(a.shape[0], b.shape[1])
-        mm = _mm(octx.xp)
+        mm = blas.matmul_for(octx.xp)
         da = mm(dy, b.T)
         db = mm(a.T, dy)
         da = da.T if self.p.transpose_a else da
