@@ -2,9 +2,9 @@
 threadpoolctl and kept right while training.
 
 numpy's matrix products run on OpenBLAS (the dense layers' on Intel MKL when it is installed,
-ops/blas.py), which by default starts one thread per core. When another
-process keeps a core busy, those threads wait on each other and a training step can take several
-times longer than on one thread. mxmod therefore chooses the number itself, unless the user did:
+ops/blas.py), which by default starts one thread per core. When another process keeps a core
+busy, those threads wait on each other and a training step can take several times longer than
+on one thread. mxmod therefore chooses the number itself, unless the user did:
 
 - ``MXMOD_NUM_THREADS=N`` uses N threads, always (``auto``, the default, adapts as below);
 - otherwise, if ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set,

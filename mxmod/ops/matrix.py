@@ -4,6 +4,7 @@ MXNet's ``dot`` views its operands as matrices: ``lhs`` as (prod(shape[:-1]), sh
 ``transpose_a``, as (shape[0], prod(shape[1:])) transposed), ``rhs`` as (shape[0], prod(shape[1:]))
 (or, with ``transpose_b``, (prod(shape[:-1]), shape[-1]) transposed). The output keeps the
 uncontracted dimensions of both, in order."""
+
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 from . import blas
