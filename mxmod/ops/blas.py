@@ -1,5 +1,6 @@
-"""Matrix products of the dense layers on Intel MKL when it is installed (the ``mkl`` wheel, part
-of mxmod's ``mkl`` and ``test`` extras), else numpy's.
+"""Matrix products on Intel MKL when it is installed (the ``mkl`` wheel, part of mxmod's ``mkl``
+and ``test`` extras), else numpy's: those of FullyConnected, ``dot``, the fused LSTM layers and
+convolution's numpy path.
 
 numpy's wheels multiply with OpenBLAS. On this project's machines MKL's ``sgemm`` is 1.15-1.3x
 faster on one thread for the products of a fully connected layer (784 x 512 by a batch of 128:
