@@ -134,7 +134,8 @@ class OptimizerMixin(object):
                     per_device_lists(group.param_arrays, group.grad_arrays, num_device))
             updater = self._updater
             for indices, grads, weights in lists[3]:
-                updater(list(indices), list(grads), list(weights))
+                # the same tuples every step: the updater repeats its checked fused update
+                updater(indices, grads, weights)
             return
         exchange = self._exchange()
         if self._update_on_kvstore:

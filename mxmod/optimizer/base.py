@@ -293,20 +293,30 @@ class Optimizer(object):
         self.num_update = top
 
     def _get_mults(self, base, indices, mults, attr):
-        values = [base for _ in indices]
-        for i, index in enumerate(indices):
+        return [base if factor is None else base * factor
+                for factor in self._mult_factors(indices, mults, attr)]
+
+    def _mult_factors(self, indices, mults, attr):
+        """Per index, the multiplier ``_get_mults`` applies to the base value (None: none)."""
+        factors = []
+        for index in indices:
             if index in self.param_dict:
-                values[i] *= getattr(self.param_dict[index], attr)
+                factors.append(getattr(self.param_dict[index], attr))
             elif index in mults:
-                values[i] *= mults[index]
+                factors.append(mults[index])
             elif index in self.idx2name:
-                values[i] *= mults.get(self.idx2name[index], 1.0)
-        return values
+                factors.append(mults.get(self.idx2name[index], 1.0))
+            else:
+                factors.append(None)
+        return factors
 
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: the (scheduled) rate times each lr multiplier."""
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
-        return self._get_mults(lr, indices, self.lr_mult, 'lr_mult')
+        return self._get_mults(self._base_lr(), indices, self.lr_mult, 'lr_mult')
+
+    def _base_lr(self):
+        """The learning rate before multipliers: the scheduler's for ``num_update``, else lr."""
+        return self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
 
     def _get_lr(self, index):
         """Learning rate of one index."""

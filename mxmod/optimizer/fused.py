@@ -9,13 +9,15 @@ parameters and gradients that way, see ``executor.bind.pack_contiguous``; the mo
 into one buffer here) and share their scalars are updated by one blocked pass over the buffers.
 The per-element operations are those of the per-tensor kernel, so results are bit-identical; what
 goes away is the per-tensor Python and numpy call overhead of small parameters."""
+import operator
+
 import numpy as np
 
 from ..ndarray.ndarray import NDArray
 from ..ops import optimizer_kernels as K
 from .sgd import SGD, ccSGD
 
-__all__ = ['sgd_applies', 'sgd_update']
+__all__ = ['sgd_applies', 'sgd_update', 'Repeat']
 
 _PLAIN_SGD = (SGD, ccSGD)      # not their subclasses, which may change the update
 
@@ -46,15 +48,25 @@ def sgd_update(updater, indices, weights, grads, size):
         lrs += opt._get_lrs(chunk)  # pylint: disable=protected-access
         wds += opt._get_wds(chunk)  # pylint: disable=protected-access
     momentum = opt.momentum if opt.momentum > 0 else 0.0
-    clip = opt.clip_gradient if opt.clip_gradient else -1.0
-    rescale = opt.rescale_grad
     if momentum == 0.0 or any(m is None for m in moms):
+        clip = opt.clip_gradient if opt.clip_gradient else -1.0
         for weight, grad, mom, lr, wd in zip(weights, grads, moms, lrs, wds):
-            _one(weight, grad, None if momentum == 0.0 else mom, lr, wd, momentum, rescale, clip)
+            _one(weight, grad, None if momentum == 0.0 else mom, lr, wd, momentum,
+                 opt.rescale_grad, clip)
         return True
     plan = updater.__dict__.get('_fused_plan')
     if plan is None or not plan.matches(weights, grads, moms):
         plan = updater._fused_plan = _Plan(weights, grads, moms)
+    _apply(plan, weights, grads, moms, lrs, wds, opt)
+    return True
+
+
+def _apply(plan, weights, grads, moms, lrs, wds, opt):
+    """The momentum update of every tensor of ``plan``: each stretch of consecutive tensors of
+    one run that share their learning rate and weight decay by one pass over the buffers."""
+    momentum = opt.momentum
+    clip = opt.clip_gradient if opt.clip_gradient else -1.0
+    rescale = opt.rescale_grad
     dtype = weights[0]._data.dtype
     for first, last, flats in plan.runs:
         k = first
@@ -71,7 +83,137 @@ def sgd_update(updater, indices, weights, grads, size):
                 K.mom_update_into(m, w, g, *K.scalars(dtype, momentum, key[0], key[1], rescale,
                                                        clip))
             k = end + 1
-    return True
+
+
+_DATA = operator.attrgetter('_data')
+
+
+def _ids(arrays):
+    """The identities of the numpy arrays behind NDArrays ``arrays``, as a tuple."""
+    return tuple(map(id, map(_DATA, arrays)))
+
+
+class Repeat(object):
+    """The fused momentum update of one ``Updater`` call, made ready to be repeated.
+
+    ``Module.update`` hands its updater the same (indices, gradients, weights) tuples on every
+    step. When the first call went through :func:`sgd_update`'s fused passes, this object keeps
+    what that call worked out: the checks of the arrays, the states, the plan of runs and the
+    learning-rate and weight-decay multipliers. A later call with those very tuples is checked
+    against it (:meth:`holds`: the same optimizer, state and multiplier dictionaries, states,
+    arrays behind every NDArray, and optimizer settings the fused path needs) and then only
+    counts the updates, works out the rates and runs the passes (:meth:`run`), exactly as the
+    general path would; anything else takes the general path."""
+
+    def __init__(self, updater, index, grad, weight, device_id):
+        opt = updater.optimizer
+        self.updater, self.opt, self.device_id = updater, opt, device_id
+        self.index, self.grad, self.weight = index, grad, weight
+        self.states, self.synced = updater.states, updater.states_synced
+        self.plan = updater.__dict__.get('_fused_plan')
+        self.moms = tuple(map(self.states.get, index))
+        # the arrays are held, so that their identities stay theirs
+        self.held = (tuple(map(_DATA, weight)), tuple(map(_DATA, grad)),
+                     tuple(map(_DATA, self.moms)))
+        self.ids = (_ids(weight), _ids(grad), _ids(self.moms))
+        self.mom_ids = tuple(map(id, self.moms))
+        self.settings = (opt.multi_precision, opt.aggregate_num)
+        self.mults = (dict(opt.lr_mult), dict(opt.wd_mult), dict(opt.idx2name))
+        size = opt.aggregate_num
+        self.chunks = []
+        lr_factors, wd_factors = [], []
+        for start in range(0, len(index), size):
+            chunk = index[start:start + size]
+            lr_f = opt._mult_factors(chunk, opt.lr_mult, 'lr_mult')  # pylint: disable=protected-access
+            wd_f = opt._mult_factors(chunk, opt.wd_mult, 'wd_mult')  # pylint: disable=protected-access
+            self.chunks.append((chunk, lr_f, wd_f))
+            lr_factors += lr_f
+            wd_factors += wd_f
+        # when every tensor's learning-rate multipliers are equal (no multiplier counting as
+        # 1) and the weight decay times each multiplier gives one number (as with wd 0), all
+        # tensors get one learning rate and one weight decay, and each run of the plan is one
+        # stretch: per run, its first tensor (whose rates _apply would use), and its buffers
+        self.uniform = None
+        self.wd_values = tuple({1.0 if f is None else f for f in wd_factors})
+        lr_values = {1.0 if f is None else f for f in lr_factors}
+        if len(lr_values) == 1 and all(v == v for v in lr_values):
+            self.uniform = [(first, lr_factors[first], wd_factors[first], flats)
+                            for first, _, flats in self.plan.runs]
+
+    @classmethod
+    def make(cls, updater, index, grad, weight, device_id):
+        """A Repeat of the call just made, or None when that call did not take the fused
+        passes or its arguments are not tuples the caller will hand again."""
+        if not (type(index) is tuple and type(grad) is tuple and type(weight) is tuple):
+            return None
+        plan = updater.__dict__.get('_fused_plan')
+        opt = updater.optimizer
+        if plan is None or not index or opt.param_dict or not opt.momentum > 0 or \
+                any(type(i) is bytes for i in index):
+            return None
+        moms = [updater.states.get(i) for i in index]
+        if any(type(m) is not NDArray for m in moms) or not plan.matches(weight, grad, moms):
+            return None
+        return cls(updater, index, grad, weight, device_id)
+
+    def holds(self):
+        """Whether the call this was made for would take the fused passes again, with the same
+        arrays, states, plan and multipliers."""
+        updater, opt = self.updater, self.opt
+        states = self.states
+        return (updater.optimizer is opt and updater.states is states and
+                updater.states_synced is self.synced and updater.aggregate_updates and
+                updater.__dict__.get('_fused_plan') is self.plan and opt.momentum > 0 and
+                not opt.param_dict and (opt.multi_precision, opt.aggregate_num) == self.settings
+                and (opt.lr_mult, opt.wd_mult, opt.idx2name) == self.mults and
+                tuple(map(id, map(states.get, self.index))) == self.mom_ids and
+                (_ids(self.weight), _ids(self.grad), _ids(self.moms)) == self.ids)
+
+    def run(self):
+        """The update: counts, rates and passes, as :func:`sgd_update` makes them."""
+        opt = self.opt
+        opt._set_current_context(self.device_id)  # pylint: disable=protected-access
+        if self.uniform is not None:
+            rates = []
+            for chunk, _, _ in self.chunks:
+                opt._update_count(chunk)  # pylint: disable=protected-access
+                rates.append(opt._base_lr())  # pylint: disable=protected-access
+            lr, wd = rates[0], opt.wd
+            # one rate and one decay for all (not NaN, which _apply's grouping would not join)
+            decays = {wd * f for f in self.wd_values}
+            if lr == lr and rates.count(lr) == len(rates) and len(decays) == 1 and \
+                    all(d == d for d in decays):
+                self._run_uniform(lr, wd)
+                return
+            lrs = [lr if f is None else lr * f for lr, (chunk, lr_factors, _) in
+                   zip(rates, self.chunks) for f in lr_factors]
+            wds = [wd if f is None else wd * f for chunk, _, wd_factors in self.chunks
+                   for f in wd_factors]
+        else:
+            lrs, wds = [], []
+            for chunk, lr_factors, wd_factors in self.chunks:
+                opt._update_count(chunk)  # pylint: disable=protected-access
+                lr, wd = opt._base_lr(), opt.wd  # pylint: disable=protected-access
+                lrs += [lr if f is None else lr * f for f in lr_factors]
+                wds += [wd if f is None else wd * f for f in wd_factors]
+        _apply(self.plan, self.weight, self.grad, self.moms, lrs, wds, opt)
+
+    def _run_uniform(self, lr, wd):
+        """_apply for one learning rate and weight decay: each run by one pass, or as one
+        tensor."""
+        opt = self.opt
+        momentum, rescale = opt.momentum, opt.rescale_grad
+        clip = opt.clip_gradient if opt.clip_gradient else -1.0
+        dtype = self.held[0][0].dtype
+        for k, lr_f, wd_f, flats in self.uniform:
+            lr_k = lr if lr_f is None else lr * lr_f
+            wd_k = wd if wd_f is None else wd * wd_f
+            if flats is None:
+                _one(self.weight[k], self.grad[k], self.moms[k], lr_k, wd_k, momentum, rescale,
+                     clip)
+            else:
+                K.mom_update_into(flats[2], flats[0], flats[1],
+                                  *K.scalars(dtype, momentum, lr_k, wd_k, rescale, clip))
 
 
 def _one(weight, grad, mom, lr, wd, momentum, rescale, clip):

@@ -30,6 +30,9 @@ class Updater(object):
         self.states = {}
         self.states_synced = {}
         self.aggregate_updates = optimizer.aggregate_num > 0
+        # fused.Repeat of recent fused calls with tuple arguments, by id of the index tuple
+        # (one per device with several contexts)
+        self._repeats = {}
 
     @traced('Optimizer', lambda updater: type(updater.optimizer).__name__ + '.update')
     def __call__(self, index, grad, weight):
@@ -42,6 +45,12 @@ class Updater(object):
         grad : NDArray or list of NDArray
         weight : NDArray or list of NDArray
         """
+        repeat = self._repeats.get(id(index))
+        if repeat is not None and index is repeat.index and grad is repeat.grad and \
+                weight is repeat.weight and repeat.holds():
+            repeat.run()
+            return
+        given = (index, grad, weight)
         if isinstance(index, (list, tuple)):
             indices, grads, weights = list(index), list(grad), list(weight)
         else:
@@ -77,6 +86,11 @@ class Updater(object):
         if self.aggregate_updates:
             if plain and fused.sgd_applies(self.optimizer, first) and \
                     fused.sgd_update(self, indices, weights, grads, self.optimizer.aggregate_num):
+                repeat = fused.Repeat.make(self, *given, device_id=first._ctx.device_id)
+                if repeat is not None:
+                    if len(self._repeats) >= 16:
+                        self._repeats.clear()
+                    self._repeats[id(index)] = repeat
                 return
             self._aggregated(indices, weights, grads, plain)
         else:

@@ -14,11 +14,12 @@ class PerTensorSGD(mx.optimizer.SGD):
     """SGD as it updates one tensor at a time (a subclass never takes the fused path)."""
 
 
-def _net():
+def _net(lr_mult=True):
     data = mx.sym.Variable('data')
     net = mx.sym.FullyConnected(data, num_hidden=24, name='fc1')
     net = mx.sym.Activation(net, act_type='relu')
-    net = mx.sym.FullyConnected(net, num_hidden=16, name='fc2', attr={'__lr_mult__': '0.5'})
+    net = mx.sym.FullyConnected(net, num_hidden=16, name='fc2',
+                                attr={'__lr_mult__': '0.5'} if lr_mult else {})
     net = mx.sym.Activation(net, act_type='tanh')
     net = mx.sym.FullyConnected(net, num_hidden=5, name='fc3')
     return mx.sym.SoftmaxOutput(net, name='softmax')
@@ -197,3 +198,158 @@ def test_gradient_of_another_shape_or_dtype_is_refused():
     with pytest.raises(mx.base.MXNetError, match='dtype|float64'):
         updater([0, 1], [mx.nd.ones((3, 2)), mx.nd.ones((4,), dtype='float64')], w)
 
+
+
+# ---- the repeated fused update (fused.Repeat) -----------------------------------------------
+def _change_lr(mod):
+    mod._optimizer.lr = 0.03
+
+
+def _change_wd(mod):
+    mod._optimizer.wd = 2e-3
+
+
+def _change_lr_mult(mod):
+    mod._optimizer.set_lr_mult({'fc1_weight': 0.25})
+
+
+def _change_wd_mult_in_place(mod):
+    mod._optimizer.wd_mult['fc3_weight'] = 3.0
+
+
+def _change_momentum(mod):
+    mod._optimizer.momentum = 0.5
+
+
+def _momentum_off(mod):
+    mod._optimizer.momentum = 0.0
+
+
+def _change_rescale_and_clip(mod):
+    mod._optimizer.rescale_grad = 0.25
+    mod._optimizer.clip_gradient = 0.01
+
+
+def _reload_states(mod):
+    mod._updater.set_states(mod._updater.get_states())
+
+
+def _replace_one_state(mod):
+    states = mod._updater.states
+    key = sorted(states)[1]
+    states[key] = states[key].copy() * 0.5
+
+
+def _rebind_reshaped(mod):
+    mod.reshape(data_shapes=[('data', (6, 11))], label_shapes=[('softmax_label', (6,))])
+
+
+CHANGES = [None, _change_lr, _change_wd, _change_lr_mult, _change_wd_mult_in_place,
+           _change_momentum, _momentum_off, _change_rescale_and_clip, _reload_states,
+           _replace_one_state, _rebind_reshaped]
+
+
+def _train_with(change, repeat, steps=8, lr_mult=True, **opt_params):
+    """Train _net's module, calling ``change(mod)`` after half of the steps; with ``repeat``
+    False the updater never keeps a Repeat (every call takes the general path)."""
+    rs = np.random.RandomState(11)
+    mx.random.seed(5)
+    mod = mx.mod.Module(_net(lr_mult), context=mx.cpu())
+    mod.bind(data_shapes=[('data', (6, 11))], label_shapes=[('softmax_label', (6,))])
+    mod.init_params(mx.init.Xavier(magnitude=2.0))
+    opt_params = dict(opt_params)
+    aggregate = opt_params.pop('aggregate_num', None)
+    mod.init_optimizer(optimizer='sgd', optimizer_params=opt_params)
+    if aggregate is not None:
+        mod._optimizer.aggregate_num = aggregate
+    if not repeat:
+        mod._updater._repeats = _NoRepeats()
+    for step in range(steps):
+        if step == steps // 2 and change is not None:
+            change(mod)
+        batch = mx.io.DataBatch(data=[mx.nd.array(rs.randn(6, 11).astype(np.float32) * 3)],
+                                label=[mx.nd.array(rs.randint(0, 5, 6).astype(np.float32))])
+        mod.forward_backward(batch)
+        mod.update()
+    return mod
+
+
+class _PerCall(mx.lr_scheduler.LRScheduler):
+    """A schedule whose rate changes at every call: each chunk of an update gets its own."""
+    def __init__(self):
+        super().__init__(base_lr=0.2)
+        self.calls = 0
+
+    def __call__(self, num_update):
+        self.calls += 1
+        return 0.2 / self.calls
+
+
+class _NoRepeats(dict):
+    """An updater's table of Repeats that keeps none."""
+    def __setitem__(self, key, value):
+        pass
+
+
+@pytest.mark.parametrize('change', CHANGES, ids=lambda c: 'none' if c is None else c.__name__)
+@pytest.mark.parametrize('opt_params', [
+    dict(learning_rate=0.1, momentum=0.9),
+    dict(learning_rate=0.1, momentum=0.9, lr_mult=False),   # one rate: one pass per run
+    dict(learning_rate=0.1, momentum=0.9, wd=1e-3),
+    dict(learning_rate=0.1, momentum=0.9, wd=1e-3, lr_mult=False),
+    dict(momentum=0.9, aggregate_num=2,
+         lr_scheduler=mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.2)),
+    dict(momentum=0.9, aggregate_num=2, lr_mult=False, lr_scheduler='per call'),
+], ids=['plain', 'uniform', 'wd', 'uniform_wd', 'chunks_scheduler', 'chunks_per_call'])
+def test_repeated_update_is_the_general_update(change, opt_params):
+    """Module hands its updater the same tuples every step, and the updater repeats the checked
+    fused update (fused.Repeat): weights, momenta and update counts are bit for bit those of the
+    general path, whatever changes between steps."""
+    def params():
+        out = dict(opt_params)
+        if out.get('lr_scheduler') == 'per call':
+            out['lr_scheduler'] = _PerCall()
+        elif 'lr_scheduler' in out:
+            out['lr_scheduler'] = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.2)
+        return out
+    got = _train_with(change, True, **params())
+    want = _train_with(change, False, **params())
+    for name, value in want.get_params()[0].items():
+        np.testing.assert_array_equal(got.get_params()[0][name].asnumpy(), value.asnumpy(),
+                                      err_msg=name)
+    got_states, want_states = _state_arrays(got), _state_arrays(want)
+    assert got_states.keys() == want_states.keys()
+    for key in want_states:
+        np.testing.assert_array_equal(got_states[key], want_states[key], err_msg=str(key))
+    assert got._optimizer.num_update == want._optimizer.num_update
+    assert got._optimizer._index_update_count == want._optimizer._index_update_count
+    if change in (None, _change_lr, _change_wd):
+        assert len(got._updater._repeats) == 1   # the repeat served to the end
+
+
+def test_repeated_update_runs_without_the_general_path(monkeypatch):
+    """After the first update, a module's updates go through the Repeat (none through
+    sgd_update)."""
+    calls = []
+    real = fused_module.sgd_update
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+    monkeypatch.setattr(fused_module, 'sgd_update', counting)
+    mod = _train_with(None, True, steps=6, learning_rate=0.1, momentum=0.9)
+    assert len(calls) == 1
+    assert len(mod._updater._repeats) == 1
+
+
+def test_repeated_update_sees_a_replaced_weight_array():
+    """Weights whose arrays are replaced (not written in place) are updated where they are now,
+    as the general path would."""
+    mod = _train_with(None, True, steps=2, learning_rate=0.1, momentum=0.9)
+    weight = mod._exec_group.param_arrays[0][0]
+    weight._data = weight._data.copy()
+    before = weight.asnumpy()
+    batch = mx.io.DataBatch(data=[mx.nd.ones((6, 11))], label=[mx.nd.zeros((6,))])
+    mod.forward_backward(batch)
+    mod.update()
+    assert not np.array_equal(weight.asnumpy(), before)
