@@ -40,15 +40,9 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     [0, K) subtract nothing, as in MXNet."""
     k = prob.shape[axis]
     if alpha == 0.0 and prob.ndim == 2 and axis == 1:
-        # rows x classes: subtract 1 at each row's label (the same values as the one-hot)
-        grad = prob.copy()
-        valid = (labels >= 0) & (labels < k)
-        rows = xp.arange(prob.shape[0])
-        if bool(valid.all()):
-            grad[rows, labels] -= 1
-        else:
-            grad[rows[valid], labels[valid]] -= 1
-        return grad
+        # rows x classes: the boolean one-hot subtracted as it is (True counts 1, False 0: the
+        # values of the float one-hot); a label outside [0, K) matches no class
+        return xp.subtract(prob, labels[:, None] == _classes(xp, k))
     shape = [1] * prob.ndim
     shape[axis] = k
     classes = xp.arange(k).reshape(shape)
@@ -58,6 +52,22 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     off = alpha / (k - 1) if k > 1 else 0.0
     target = xp.where(hit, 1.0 - alpha, off).astype(prob.dtype)
     return prob - target
+
+_CLASSES = {}
+
+
+def _classes(xp, k):
+    """``xp.arange(k)`` (int64), made once per number of classes on the host."""
+    if xp is not np:
+        return xp.arange(k)
+    classes = _CLASSES.get(k)
+    if classes is None:
+        classes = np.arange(k, dtype=np.int64)
+        classes.flags.writeable = False
+        if len(_CLASSES) < 64:
+            _CLASSES[k] = classes
+    return classes
+
 
 class _LabelledLoss(Operator):
     """Loss layer with arguments (data, label); label dtype follows data."""

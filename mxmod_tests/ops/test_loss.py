@@ -93,6 +93,22 @@ def test_softmax_output_gradient_is_cross_entropy_derivative():
     np.testing.assert_array_equal(grads[1], 0)
 
 
+def test_softmax_output_labels_outside_the_classes_subtract_nothing():
+    """As MXNet 1.9.1 (checked with it): a label is truncated to an integer, and one outside
+    [0, K) subtracts nothing from its row; float32 throughout."""
+    rng = np.random.RandomState(0)
+    x = rng.randn(6, 3).astype(np.float32)
+    label = np.array([0, 1, 5, -1, 2.7, 3], np.float32)
+    outs, grads = _backward('SoftmaxOutput', [x, label])
+    prob = outs[0]
+    want = prob.copy()
+    for row, lab in enumerate(label.astype(np.int64)):
+        if 0 <= lab < 3:
+            want[row, lab] -= np.float32(1)
+    assert grads[0].dtype == np.float32
+    np.testing.assert_array_equal(grads[0], want)
+
+
 def test_softmax_output_normalizations_numpy():
     rng = np.random.RandomState(1)
     x, label = rng.randn(6, 3), np.array([0, 2, 2, 1, 2, 0.])
