@@ -17,7 +17,7 @@ def _softmax(xp, x, axis):
         e = np.subtract(work, np.maximum.reduce(work, axis=axis, keepdims=True))
         np.exp(e, out=e)
         e /= np.add.reduce(e, axis=axis, keepdims=True)
-        return e.astype(x.dtype, copy=False)
+        return e if e.dtype is x.dtype else e.astype(x.dtype, copy=False)
     e = xp.exp(work - work.max(axis=axis, keepdims=True))
     e /= e.sum(axis=axis, keepdims=True)
     return e.astype(x.dtype, copy=False)

@@ -64,8 +64,9 @@ class FullyConnected(Operator):
 
     def forward(self, octx, inputs, aux):
         x, w = inputs[0], inputs[1]
-        x2 = self._flat(x)
-        wt = _transposed(octx, w)
+        # (a 2-D input is its own flattened form, and the output then has its final shape)
+        x2 = x if x.ndim == 2 else self._flat(x)
+        wt = w.T if octx.shared is None else _transposed(octx, w)
         given = octx.out[0] if octx.out else None
         mm = blas.matmul if octx.xp is np else octx.xp.matmul
         if given is not None and given.dtype == x2.dtype:
@@ -73,7 +74,10 @@ class FullyConnected(Operator):
         else:
             out = mm(x2, wt)
         if not self.p.no_bias:
-            out += inputs[2].reshape(-1)
+            bias = inputs[2]
+            out += bias if bias.ndim == 1 else bias.reshape(-1)
+        if x.ndim == 2:
+            return [out]
         shape = (x.shape[0], w.shape[0]) if self.p.flatten else x.shape[:-1] + (w.shape[0],)
         return [out.reshape(shape)]
 
@@ -81,11 +85,14 @@ class FullyConnected(Operator):
         xp = octx.xp
         x, w = inputs[0], inputs[1]
         need = octx.need_grad or [True] * len(inputs)
-        dy = out_grads[0].reshape(-1, w.shape[0])
+        dy = out_grads[0]
+        if dy.ndim != 2:
+            dy = dy.reshape(-1, w.shape[0])
         into = octx.grad_out or (None, None, None)
         # the weight and bias gradients first: when they are final here, a gradient-ready hook
         # hears of them while the data gradient is computed
-        grads = [None, _matmul(xp, dy.T, self._flat(x), into[1], w.shape) if need[1] else None]
+        grads = [None, _matmul(xp, dy.T, x if x.ndim == 2 else self._flat(x), into[1], w.shape)
+                 if need[1] else None]
         if not self.p.no_bias:
             grads.append(_bias_grad(xp, dy, into[2], inputs[2].shape) if need[2] else None)
         if octx.grad_ready is not None and need[0]:
@@ -113,14 +120,16 @@ def _transposed(octx, w):
 
 
 _KERNELS = {}
+_F32 = np.dtype(np.float32)     # native float32 (other float32 dtypes take the general tests)
 
 
 def _bias_grad(xp, dy, out, shape):
     """The bias gradient, ``dy`` summed over its rows (as ``acc_sum``: float32 and float16 summed in
     float64 on numpy), written into ``out`` when given (the bias's gradient array)."""
-    if xp is np and dy.dtype in (np.float16, np.float32) and out is not None and \
-            out.dtype == dy.dtype and out.size == dy.shape[1] and out.flags.c_contiguous:
-        if dy.dtype == np.float32 and dy.flags.c_contiguous and jit.enabled():
+    dt = dy.dtype
+    if xp is np and (dt is _F32 or dt == np.float16) and out is not None and \
+            out.dtype == dt and out.size == dy.shape[1] and out.flags.c_contiguous:
+        if dt is _F32 and dy.flags.c_contiguous and jit.enabled():
             kernel = _KERNELS.get('column_sums_into')
             if kernel is None:      # imported on first use (numba); not per call: 1-2 us each
                 from .sum_kernels import column_sums_into  # pylint: disable=import-outside-toplevel

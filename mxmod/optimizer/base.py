@@ -273,9 +273,11 @@ class Optimizer(object):
 
     def _set_current_context(self, device_id):
         """Switch to the update counters of device ``device_id`` (one set per device)."""
-        if device_id not in self._all_index_update_counts:
-            self._all_index_update_counts[device_id] = {}
-        self._index_update_count = self._all_index_update_counts[device_id]
+        counts = self._all_index_update_counts.get(device_id)
+        if counts is None:
+            counts = self._all_index_update_counts[device_id] = {}
+        if self.__dict__.get('_index_update_count') is not counts:
+            self._index_update_count = counts
 
     def _update_count(self, index):
         """Count one update of ``index`` (int or list) and advance ``num_update``."""

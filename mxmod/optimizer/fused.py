@@ -113,9 +113,9 @@ class Repeat(object):
         self.plan = updater.__dict__.get('_fused_plan')
         self.moms = tuple(map(self.states.get, index))
         # the arrays are held, so that their identities stay theirs
-        self.held = (tuple(map(_DATA, weight)), tuple(map(_DATA, grad)),
-                     tuple(map(_DATA, self.moms)))
-        self.ids = (_ids(weight), _ids(grad), _ids(self.moms))
+        self.arrays = weight + grad + self.moms
+        self.held = tuple(map(_DATA, self.arrays))
+        self.ids = _ids(self.arrays)
         self.mom_ids = tuple(map(id, self.moms))
         self.settings = (opt.multi_precision, opt.aggregate_num)
         self.mults = (dict(opt.lr_mult), dict(opt.wd_mult), dict(opt.idx2name))
@@ -167,7 +167,7 @@ class Repeat(object):
                 not opt.param_dict and (opt.multi_precision, opt.aggregate_num) == self.settings
                 and (opt.lr_mult, opt.wd_mult, opt.idx2name) == self.mults and
                 tuple(map(id, map(states.get, self.index))) == self.mom_ids and
-                (_ids(self.weight), _ids(self.grad), _ids(self.moms)) == self.ids)
+                _ids(self.arrays) == self.ids)
 
     def run(self):
         """The update: counts, rates and passes, as :func:`sgd_update` makes them."""
@@ -204,7 +204,7 @@ class Repeat(object):
         opt = self.opt
         momentum, rescale = opt.momentum, opt.rescale_grad
         clip = opt.clip_gradient if opt.clip_gradient else -1.0
-        dtype = self.held[0][0].dtype
+        dtype = self.held[0].dtype
         for k, lr_f, wd_f, flats in self.uniform:
             lr_k = lr if lr_f is None else lr * lr_f
             wd_k = wd if wd_f is None else wd * wd_f
