@@ -40,9 +40,19 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     [0, K) subtract nothing, as in MXNet."""
     k = prob.shape[axis]
     if alpha == 0.0 and prob.ndim == 2 and axis == 1:
-        # rows x classes: the boolean one-hot subtracted as it is (True counts 1, False 0: the
-        # values of the float one-hot); a label outside [0, K) matches no class
-        return xp.subtract(prob, labels[:, None] == _classes(xp, k))
+        if prob.size <= _SMALL_ONEHOT:
+            # rows x classes, few: the boolean one-hot subtracted as it is (True counts 1, False
+            # 0: the values of the float one-hot); a label outside [0, K) matches no class
+            return xp.subtract(prob, labels[:, None] == _classes(xp, k))
+        # many: subtract 1 at each row's label (fewer passes over memory than a one-hot)
+        grad = prob.copy()
+        valid = (labels >= 0) & (labels < k)
+        rows = xp.arange(prob.shape[0])
+        if bool(valid.all()):
+            grad[rows, labels] -= 1
+        else:
+            grad[rows[valid], labels[valid]] -= 1
+        return grad
     shape = [1] * prob.ndim
     shape[axis] = k
     classes = xp.arange(k).reshape(shape)
@@ -54,6 +64,9 @@ def _onehot_grad(xp, prob, labels, axis, alpha):
     return prob - target
 
 _CLASSES = {}
+# gradients of this many elements or fewer subtract a boolean one-hot: for 8 x 2 it takes 1.5 us
+# against 4.4 us for the copy and indexed subtraction, for 128 x 100 14.0 us against 6.4
+_SMALL_ONEHOT = 2048
 
 
 def _classes(xp, k):
