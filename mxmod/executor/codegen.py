@@ -1,5 +1,5 @@
 """The executor's forward and backward loops written out as straight-line Python, one function per
-program, made at the first pass that runs it.
+program, made once the program has run a few times.
 
 ``fastpath.run_forward`` and ``fastpath.run_backward`` walk their programs (tuples resolved at
 bind time) step by step; for a small network most of their time goes to the walking itself: a
@@ -8,17 +8,38 @@ arguments, a loop over the outputs, the freed slots and the finished gradients. 
 made here do what those loops do, in the same order and with the same objects, but with every
 slot number, constant and branch known when the function is written: each step is a direct call
 with its argument lists spelled out. They are made again when the program, or the list of slots
-to free, is replaced (a new bind, reshape or sparse dispatch); both are only ever replaced whole."""
+to free, is replaced (a new bind, reshape or sparse dispatch); both are only ever replaced whole.
+The loops stay the reference: tests run programs both ways and compare the results bit for bit."""
 
-__all__ = ['forward_function', 'backward_function']
+__all__ = ['forward_function', 'backward_function', 'WARM_PASSES', 'MAX_STEPS']
+
+# a program is written out once it ran this many times (an executor used for a few passes, as a
+# one-off predict, never pays for the writing: about 0.1 ms per forward and 0.3 ms per backward
+# step)...
+WARM_PASSES = 8
+# ...and only when it has at most this many steps: what the walking costs (about 1 us per step
+# and pass) matters only next to small operators; a longer program keeps the loops
+MAX_STEPS = 1000
 
 
 def _cached(exe, attr, program, frees):
-    """The function cached in ``exe.<attr>`` when it was made for these very objects, or None."""
+    """The function made for these very objects, or None: None as well while the program has
+    not run ``WARM_PASSES`` times (counted here) or is longer than ``MAX_STEPS``; at the pass
+    that makes it warm, the function is made and cached in ``exe.<attr>``."""
     hit = exe.__dict__.get(attr)
     if hit is not None and hit[0] is program and hit[1] is frees:
-        return hit[2]
-    return None
+        if hit[2] is not None:
+            return hit[2]
+        passes = hit[3] + 1
+    else:
+        passes = 1
+    if passes < WARM_PASSES or len(program) > MAX_STEPS:
+        exe.__dict__[attr] = (program, frees, None, passes)
+        return None
+    return _MAKE
+
+
+_MAKE = object()        # _cached: "make it now"
 
 
 def _make(lines, consts, name):
@@ -38,11 +59,12 @@ def _vals_list(slots):
 
 def forward_function(exe, frees):
     """``run(vals)``: every step of ``exe._fwd_program`` with the slots of ``frees`` (one list
-    per step) emptied after it, as ``fastpath.run_forward`` would run them."""
+    per step) emptied after it, as ``fastpath.run_forward``'s loop runs them; None while the
+    loop should run (see ``_cached``)."""
     program = exe._fwd_program
     attr = '_codegen_fwd_train' if frees is exe._free_train else '_codegen_fwd_other'
     fn = _cached(exe, attr, program, frees)
-    if fn is not None:
+    if fn is not _MAKE:
         return fn
     consts, lines = {}, ['def run(vals):']
     for k, ((forward_, octx, ins, auxs, outs), free) in enumerate(zip(program, frees)):
@@ -57,16 +79,16 @@ def forward_function(exe, frees):
     if len(lines) == 1:
         lines.append('    pass')
     fn = _make(lines, consts, 'run')
-    exe.__dict__[attr] = (program, frees, fn)
+    exe.__dict__[attr] = (program, frees, fn, WARM_PASSES)
     return fn
 
 
 def backward_function(exe):
     """``run(exe, vals, grads)``: every step of ``exe._bwd_program``, as
-    ``fastpath.run_backward`` would run it (see there)."""
+    ``fastpath.run_backward``'s loop runs it (see there); None while the loop should run."""
     program = exe._bwd_program
     fn = _cached(exe, '_codegen_bwd', program, None)
-    if fn is not None:
+    if fn is not _MAKE:
         return fn
     consts, lines = {}, ['def run(exe, vals, grads):', '    pop = grads.pop',
                          '    get = grads.get']
@@ -125,5 +147,5 @@ def backward_function(exe):
                           '        else:',
                           '            exe._write_grads(grads, (T%d_%d,))' % (k, j)]
     fn = _make(lines, consts, 'run')
-    exe.__dict__['_codegen_bwd'] = (program, None, fn)
+    exe.__dict__['_codegen_bwd'] = (program, None, fn, WARM_PASSES)
     return fn

@@ -102,17 +102,63 @@ def begin_pass(exe, is_train):
 
 
 def run_forward(exe, frees):
-    """Forward over every step (the written-out loop of ``codegen``): each step's forward
-    called on its input and auxiliary values, its outputs stored in their slots, then the slots
-    of ``frees`` (one list per step) emptied."""
-    codegen.forward_function(exe, frees)(exe._vals)
+    """Forward over every step: each step's forward called on its input and auxiliary values,
+    its outputs stored in their slots, then the slots of ``frees`` (one list per step) emptied.
+    A program that ran often enough takes the same steps written out (``codegen``)."""
+    written = codegen.forward_function(exe, frees)
+    if written is not None:
+        written(exe._vals)
+        return
+    vals = exe._vals
+    for (forward_, octx, ins, auxs, outs), free in zip(exe._fwd_program, frees):
+        res = forward_(octx, [vals[s] for s in ins], [vals[s] for s in auxs])
+        for s, o in zip(outs, res):
+            vals[s] = o
+        for s in free:
+            vals[s] = None
 
 
 def run_backward(exe, grads):
-    """Backward over the gradient steps (the written-out loop of ``codegen``), accumulating into
-    ``grads`` (slot -> array) and writing each argument gradient as soon as it is final: a step
-    runs when it has a head gradient (a loss step always; missing ones of a step with several
-    outputs are zeros), the gradients of the inputs it is asked for are added up, its freed
-    slots are emptied, and the gradients finished after it are written (or left in place when
-    the operator wrote them into the gradient array)."""
-    codegen.backward_function(exe)(exe, exe._vals, grads)
+    """Backward over the gradient steps, accumulating into ``grads`` (slot -> array) and writing
+    each argument gradient as soon as it is final. A program that ran often enough takes the
+    same steps written out (``codegen``)."""
+    written = codegen.backward_function(exe)
+    if written is not None:
+        written(exe, exe._vals, grads)
+        return
+    vals = exe._vals
+    pop = grads.pop
+    get = grads.get
+    for (backward, octx, ins, outs, auxs, read_in, read_out, wanted, is_loss, free, finished,
+         step) in exe._bwd_program:
+        if len(outs) == 1:
+            ogs = [pop(outs[0], None)]
+            run = is_loss or ogs[0] is not None
+        else:
+            ogs = [pop(s, None) for s in outs]
+            missing = [g is None for g in ogs]
+            run = is_loss or not all(missing)
+            if run and not is_loss and any(missing):
+                ogs = [g if g is not None else exe._zeros(s) for g, s in zip(ogs, outs)]
+        if run:
+            res = backward(octx, ogs, [vals[s] for s in ins] if read_in else step.no_inputs,
+                           [vals[s] for s in outs] if read_out else step.no_outputs,
+                           [vals[s] for s in auxs] if auxs else [])
+            count = len(res)
+            for i, s in wanted:
+                g = res[i] if i < count else None
+                if g is not None:
+                    old = get(s)
+                    grads[s] = g if old is None else old + g
+        for s in free:
+            vals[s] = None
+        if finished:
+            if exe._grad_hook is not None:
+                exe._write_grads(grads, finished)
+                continue
+            for target in finished:
+                g = get(target[0])
+                if g is not None and g is target[2]._data:
+                    del grads[target[0]]    # the operator wrote it in place (grad_out)
+                else:
+                    exe._write_grads(grads, (target,))
