@@ -145,7 +145,7 @@ def _matmul(xp, a, b, out, shape):
     """a @ b reshaped to ``shape``, written into ``out`` when given (an argument's gradient)."""
     mm = blas.matmul if xp is np else xp.matmul
     if out is not None and out.dtype == a.dtype:
-        mm(a, b, out=out.reshape(a.shape[0], b.shape[1]))
+        mm(a, b, out=out if out.ndim == 2 else out.reshape(a.shape[0], b.shape[1]))
         return out
     return mm(a, b).reshape(shape)
 
@@ -211,7 +211,8 @@ class Activation(Operator):
         if octx.fused == 'relu_after_bn':       # the BatchNorm before it applies the mask
             return [out_grads[0]]
         y = outputs[0]
-        if self.p.act_type in act_jit.GRADS and octx.xp is np and jit.enabled():
+        if y.size >= act_jit.SMALL and self.p.act_type in act_jit.GRADS and octx.xp is np and \
+                jit.enabled():
             dx = act_jit.grad(self.p.act_type, y, out_grads[0])
             if dx is not None:
                 return [dx]

@@ -283,14 +283,12 @@ class Optimizer(object):
         """Count one update of ``index`` (int or list) and advance ``num_update``."""
         indices = index if isinstance(index, (list, tuple)) else [index]
         counts = self._index_update_count
+        get, begin = counts.get, self.begin_num_update
         top = self.num_update
         for idx in indices:
-            count = counts.get(idx)
-            if count is None:
-                count = self.begin_num_update
-            count += 1
+            count = get(idx, begin) + 1
             counts[idx] = count
-            if count >= top:            # as max(count, num_update)
+            if count > top:             # as max(count, num_update)
                 top = count
         self.num_update = top
 
