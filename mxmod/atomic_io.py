@@ -12,8 +12,9 @@ import tempfile
 
 from .base import MXNetError
 
-__all__ = ['write_file_atomic', 'is_special', 'stage_file', 'new_stage_name', 'commit_staged', 'discard_staged', 'fsync_dir',
-           'remove_stale_temporaries', 'SaveDirectoryError', 'SaveError']
+__all__ = ['write_file_atomic', 'resolved', 'is_special', 'stage_file', 'new_stage_name',
+           'commit_staged', 'discard_staged', 'fsync_dir', 'remove_stale_temporaries',
+           'SaveDirectoryError', 'SaveError']
 
 _HOST = re.sub(r'[^A-Za-z0-9_-]', '_', socket.gethostname())[:64] or 'host'
 _TEMP_PATTERN = re.compile(r'^\..+\.tmp-(\d+)@([A-Za-z0-9_-]+)\.[A-Za-z0-9_]+$')
@@ -107,8 +108,21 @@ def _folder_of(fname):
     return folder
 
 
+def resolved(fname):
+    """The file a save to ``fname`` writes: where a symbolic link (or a chain of them) points,
+    as ``open(fname, 'wb')`` and MXNet's savers write through it, else ``fname`` itself. The
+    temporary is made beside that file and renamed over it; the link stays as it is."""
+    fname = os.fspath(fname)
+    return os.path.realpath(fname) if os.path.islink(fname) else fname
+
+
+def _as_bytes(data):
+    return data.encode('utf-8') if isinstance(data, str) else data
+
+
 def stage_file(fname, data):
-    """Write ``data`` to a synced temporary beside ``fname``; return the temporary's path.
+    """Write ``data`` to a synced temporary beside ``fname`` (beside the file a symbolic link
+    ``fname`` points to); return the temporary's path.
 
     Parameters
     ----------
@@ -118,16 +132,17 @@ def stage_file(fname, data):
         The contents (str is written as UTF-8).
     """
     fname = os.fspath(fname)
-    folder = _folder_of(fname)
+    target = resolved(fname)
+    folder = _folder_of(target)
     remove_stale_temporaries(folder)
-    prefix = '.%s.tmp-%d@%s.' % (os.path.basename(fname), os.getpid(), _HOST)
+    prefix = '.%s.tmp-%d@%s.' % (os.path.basename(target), os.getpid(), _HOST)
     try:
         handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
     except OSError as err:
         raise _refused(fname, err) from None
     try:
         with os.fdopen(handle, 'wb') as out:
-            out.write(data.encode('utf-8') if isinstance(data, str) else data)
+            out.write(_as_bytes(data))
             out.flush()
             os.fsync(out.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)   # the permissions a plain open() would give
@@ -141,10 +156,12 @@ def stage_file(fname, data):
 
 
 def new_stage_name(fname):
-    """A fresh temporary name beside ``fname`` for a writer that creates the file itself."""
+    """A fresh temporary name beside ``fname`` (or the file its link points to) for a writer
+    that creates the file itself."""
     fname = os.fspath(fname)
-    folder = _folder_of(fname)
-    prefix = '.%s.tmp-%d@%s.' % (os.path.basename(fname), os.getpid(), _HOST)
+    target = resolved(fname)
+    folder = _folder_of(target)
+    prefix = '.%s.tmp-%d@%s.' % (os.path.basename(target), os.getpid(), _HOST)
     try:
         handle, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
     except OSError as err:
@@ -154,18 +171,22 @@ def new_stage_name(fname):
 
 
 def commit_staged(tmp, fname):
-    """Rename a staged temporary over ``fname`` (atomic on POSIX and Windows); a device or a
-    named pipe gets the temporary's contents written into it instead."""
+    """Rename a staged temporary over ``fname`` (over the file a symbolic link ``fname`` points
+    to, whose folder is then synced too; atomic on POSIX and Windows); a device or a named pipe
+    gets the temporary's contents written into it instead."""
     fname = os.fspath(fname)
     if is_special(fname):
         with open(tmp, 'rb') as staged:
             write_special(fname, staged.read())
         discard_staged(tmp)
         return
+    target = resolved(fname)
     try:
-        os.replace(tmp, fname)
+        os.replace(tmp, target)
     except OSError as err:
         raise _refused(fname, err) from None
+    if target is not fname:
+        fsync_dir(os.path.dirname(os.path.abspath(target)))
 
 
 def discard_staged(tmp):
@@ -190,7 +211,7 @@ def write_special(fname, data):
     """Write ``data`` straight into the special file ``fname`` (see :func:`is_special`)."""
     try:
         with open(fname, 'wb') as out:
-            out.write(data.encode('utf-8') if isinstance(data, str) else data)
+            out.write(_as_bytes(data))
     except OSError as err:
         raise _refused(fname, err) from None
 
@@ -198,8 +219,9 @@ def write_special(fname, data):
 def write_file_atomic(fname, data):
     """Write ``data`` (bytes or str) to ``fname`` through a synced temporary in the same folder
     that replaces it only once complete, so a failed or killed write never destroys an earlier
-    file; the folder is synced after the rename. A device or a named pipe (``/dev/null``, a
-    FIFO a reader waits on) is written into instead: renaming over it would replace it.
+    file; the folder is synced after the rename. A symbolic link is written through (the file
+    it points to is replaced, the link kept). A device or a named pipe (``/dev/null``, a FIFO a
+    reader waits on) is written into instead: renaming over it would replace it.
 
     Parameters
     ----------

@@ -63,3 +63,37 @@ def test_a_named_pipe_is_written_into_not_replaced(tmp_path):
     assert open(fifo + '-not-yet', 'rb').read() == open(plain, 'rb').read()
     assert received[1] == mx.sym.var('data').tojson().encode()
     assert sorted(os.listdir(tmp_path)) == ['pipe', 'pipe-not-yet', 'plain.params']
+
+
+def test_a_symbolic_link_is_written_through(tmp_path):
+    """As open(fname, 'wb') and MXNet's savers: saving to a symbolic link replaces the file it
+    points to (atomically, beside it) and keeps the link; a chain of links and a link to a file
+    not yet there are followed too. Checkpoints (several files and a manifest) as well."""
+    real_dir = tmp_path / 'store'
+    real_dir.mkdir()
+    real = real_dir / 'weights.params'
+    mx.nd.save(str(real), {'arg:w': mx.nd.zeros((2,))})
+    link = tmp_path / 'latest.params'
+    link.symlink_to(real)
+    chain = tmp_path / 'chain.params'
+    chain.symlink_to(link)
+    for k, name in enumerate((link, chain)):
+        mx.nd.save(str(name), {'arg:w': mx.nd.ones((2,)) * (k + 1)})
+        assert os.path.islink(name)
+        assert mx.nd.load(str(real))['arg:w'].asnumpy().tolist() == [k + 1.0] * 2
+    assert sorted(os.listdir(real_dir)) == ['weights.params']     # no temporary left
+    dangling = tmp_path / 'new.json'
+    dangling.symlink_to(real_dir / 'net-symbol.json')
+    mx.sym.var('data').save(str(dangling))
+    assert os.path.islink(dangling) and (real_dir / 'net-symbol.json').is_file()
+    assert mx.sym.load(str(dangling)).list_arguments() == ['data']
+    # a checkpoint whose params file is a link into another folder
+    prefix = str(tmp_path / 'net')
+    sym = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+    (tmp_path / 'net-0003.params').symlink_to(real)
+    mx.model.save_checkpoint(prefix, 3, sym, {'fc_weight': mx.nd.ones((2, 3)),
+                                              'fc_bias': mx.nd.zeros((2,))}, {})
+    assert os.path.islink(tmp_path / 'net-0003.params')
+    _, args, _ = mx.model.load_checkpoint(prefix, 3)
+    assert args['fc_weight'].asnumpy().tolist() == [[1.0] * 3] * 2
+    assert sorted(mx.nd.load(str(real))) == ['arg:fc_bias', 'arg:fc_weight']
