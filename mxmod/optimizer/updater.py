@@ -16,6 +16,10 @@ from .state_keys import alias_key, copy_state
 __all__ = ['Updater', 'get_updater']
 
 
+# Repeats kept per updater: one per device and per module sharing it (BucketingModule's buckets)
+_MAX_REPEATS = 64
+
+
 class Updater(object):
     """Apply ``optimizer`` to weights, keeping one state per index.
 
@@ -31,7 +35,7 @@ class Updater(object):
         self.states_synced = {}
         self.aggregate_updates = optimizer.aggregate_num > 0
         # fused.Repeat of recent fused calls with tuple arguments, by id of the index tuple
-        # (one per device with several contexts)
+        # (one per module sharing this updater, as BucketingModule's buckets do)
         self._repeats = {}
 
     @traced('Optimizer', lambda updater: type(updater.optimizer).__name__ + '.update')
@@ -88,8 +92,8 @@ class Updater(object):
                     fused.sgd_update(self, indices, weights, grads, self.optimizer.aggregate_num):
                 repeat = fused.Repeat.make(self, *given, device_id=first._ctx.device_id)
                 if repeat is not None:
-                    if len(self._repeats) >= 16:
-                        self._repeats.clear()
+                    if len(self._repeats) >= _MAX_REPEATS:   # the oldest goes
+                        del self._repeats[next(iter(self._repeats))]
                     self._repeats[id(index)] = repeat
                 return
             self._aggregated(indices, weights, grads, plain)

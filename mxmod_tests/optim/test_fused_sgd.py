@@ -353,3 +353,47 @@ def test_repeated_update_sees_a_replaced_weight_array():
     mod.forward_backward(batch)
     mod.update()
     assert not np.array_equal(weight.asnumpy(), before)
+
+
+def _train_buckets(repeat, steps=9):
+    """A BucketingModule over three sequence lengths (one module per bucket, one updater)."""
+    def sym_gen(length):
+        data = mx.sym.var('data')
+        net = mx.sym.FullyConnected(mx.sym.reshape(data, shape=(-1, 4)), num_hidden=6,
+                                    name='fc1', flatten=True)
+        net = mx.sym.FullyConnected(mx.sym.tanh(net), num_hidden=3, name='fc2')
+        net = mx.sym.reshape(net, shape=(-1, length, 3))
+        net = mx.sym.SoftmaxOutput(net, mx.sym.var('softmax_label'), name='softmax',
+                                   preserve_shape=True)
+        return net, ('data',), ('softmax_label',)
+    mx.random.seed(2)
+    rs = np.random.RandomState(4)
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=6, context=mx.cpu())
+    mod.bind(data_shapes=[('data', (2, 6, 4))], label_shapes=[('softmax_label', (2, 6))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(optimizer='sgd', optimizer_params={'learning_rate': 0.1,
+                                                          'momentum': 0.9})
+    updater = mod._curr_module._updater
+    if not repeat:
+        updater._repeats = _NoRepeats()
+    for step in range(steps):
+        length = (2, 4, 6)[step % 3]
+        batch = mx.io.DataBatch(
+            data=[mx.nd.array(rs.randn(2, length, 4))],
+            label=[mx.nd.array(rs.randint(0, 3, (2, length)))], bucket_key=length,
+            provide_data=[('data', (2, length, 4))],
+            provide_label=[('softmax_label', (2, length))])
+        mod.forward_backward(batch)
+        mod.update()
+    return mod, updater
+
+
+def test_repeated_update_per_bucket():
+    """Each bucket's module hands the shared updater its own tuples: one Repeat per bucket, and
+    the parameters are those of the general path."""
+    got, updater = _train_buckets(True)
+    want, _ = _train_buckets(False)
+    assert len(updater._repeats) == 3
+    for name, value in want.get_params()[0].items():
+        np.testing.assert_array_equal(got.get_params()[0][name].asnumpy(), value.asnumpy(),
+                                      err_msg=name)
