@@ -129,6 +129,9 @@ class OptimizerMixin(object):
             num_device = len(self._context)
             if lists is None or lists[0] is not group.param_arrays or \
                     lists[1] is not group.grad_arrays or lists[2] != num_device:
+                forget = getattr(self._updater, 'forget', None)
+                if lists is not None and forget is not None:
+                    forget(entry[0] for entry in lists[3])  # the last bind's: not kept alive
                 lists = self._local_update_lists = (
                     group.param_arrays, group.grad_arrays, num_device,
                     per_device_lists(group.param_arrays, group.grad_arrays, num_device))

@@ -102,6 +102,14 @@ class Updater(object):
                 with device_scope(w.context):
                     self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
 
+    def forget(self, index_tuples):
+        """Drop the repeated updates kept for these index tuples (their caller made new ones:
+        a module bound again), and with them the arrays they hold."""
+        for index in index_tuples:
+            repeat = self._repeats.get(id(index))
+            if repeat is not None and repeat.index is index:
+                del self._repeats[id(index)]
+
     def _ensure_state(self, idx, weight):
         if idx not in self.states:
             alias = alias_key(self.states, idx, self.optimizer.idx2name)

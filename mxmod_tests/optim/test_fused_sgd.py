@@ -397,3 +397,19 @@ def test_repeated_update_per_bucket():
     for name, value in want.get_params()[0].items():
         np.testing.assert_array_equal(got.get_params()[0][name].asnumpy(), value.asnumpy(),
                                       err_msg=name)
+
+
+def test_a_new_bind_drops_the_old_repeat():
+    """When the module's arrays change (bound again for another batch size), the updater forgets
+    the Repeat of the old tuples instead of keeping their arrays alive."""
+    mod = _train_with(None, True, steps=3, learning_rate=0.1, momentum=0.9)
+    old = next(iter(mod._updater._repeats.values()))
+    mod.bind(data_shapes=[('data', (3, 11))], label_shapes=[('softmax_label', (3,))],
+             force_rebind=True)
+    batch = mx.io.DataBatch(data=[mx.nd.ones((3, 11))], label=[mx.nd.zeros((3,))])
+    for _ in range(2):
+        mod.forward_backward(batch)
+        mod.update()
+    repeats = list(mod._updater._repeats.values())
+    assert len(repeats) == 1 and repeats[0] is not old
+    assert repeats[0].weight[0] is mod._exec_group.param_arrays[0][0]
