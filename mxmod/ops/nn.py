@@ -8,6 +8,7 @@ from .accum import acc_sum
 from .base import Operator, Param, register, merge_shape
 from .layout import out_like
 from . import act_jit, blas, jit
+from .optimizer_kernels import F32    # native float32: other float32 dtypes take the general tests
 
 __all__ = ['FullyConnected', 'Activation', 'LeakyReLU', 'Dropout']
 
@@ -120,16 +121,15 @@ def _transposed(octx, w):
 
 
 _KERNELS = {}
-_F32 = np.dtype(np.float32)     # native float32 (other float32 dtypes take the general tests)
 
 
 def _bias_grad(xp, dy, out, shape):
     """The bias gradient, ``dy`` summed over its rows (as ``acc_sum``: float32 and float16 summed in
     float64 on numpy), written into ``out`` when given (the bias's gradient array)."""
     dt = dy.dtype
-    if xp is np and (dt is _F32 or dt == np.float16) and out is not None and \
+    if xp is np and (dt is F32 or dt == np.float16) and out is not None and \
             out.dtype == dt and out.size == dy.shape[1] and out.flags.c_contiguous:
-        if dt is _F32 and dy.flags.c_contiguous and jit.enabled():
+        if dt is F32 and dy.flags.c_contiguous and jit.enabled():
             kernel = _KERNELS.get('column_sums_into')
             if kernel is None:      # imported on first use (numba); not per call: 1-2 us each
                 from .sum_kernels import column_sums_into  # pylint: disable=import-outside-toplevel

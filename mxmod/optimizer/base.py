@@ -312,11 +312,7 @@ class Optimizer(object):
 
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: the (scheduled) rate times each lr multiplier."""
-        return self._get_mults(self._base_lr(), indices, self.lr_mult, 'lr_mult')
-
-    def _base_lr(self):
-        """The learning rate before multipliers: the scheduler's for ``num_update``, else lr."""
-        return self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return self._get_mults(self.learning_rate, indices, self.lr_mult, 'lr_mult')
 
     def _get_lr(self, index):
         """Learning rate of one index."""

@@ -170,32 +170,25 @@ class Repeat(object):
                 _ids(self.arrays) == self.ids)
 
     def run(self):
-        """The update: counts, rates and passes, as :func:`sgd_update` makes them."""
+        """The update: counts, rates and passes, as :func:`sgd_update` makes them (each chunk's
+        updates counted, then the scheduler asked for its rate)."""
         opt = self.opt
         opt._set_current_context(self.device_id)  # pylint: disable=protected-access
-        if self.uniform is not None:
-            rates = []
-            for chunk, _, _ in self.chunks:
-                opt._update_count(chunk)  # pylint: disable=protected-access
-                rates.append(opt._base_lr())  # pylint: disable=protected-access
-            lr, wd = rates[0], opt.wd
-            # one rate and one decay for all (not NaN, which _apply's grouping would not join)
+        rates = []
+        for chunk, _, _ in self.chunks:
+            opt._update_count(chunk)  # pylint: disable=protected-access
+            rates.append(opt.learning_rate)
+        lr, wd = rates[0], opt.wd
+        # one rate and one decay for all (not NaN, which _apply's grouping would not join)
+        if self.uniform is not None and lr == lr and rates.count(lr) == len(rates):
             decays = {wd * f for f in self.wd_values}
-            if lr == lr and rates.count(lr) == len(rates) and len(decays) == 1 and \
-                    all(d == d for d in decays):
+            if len(decays) == 1 and all(d == d for d in decays):
                 self._run_uniform(lr, wd)
                 return
-            lrs = [lr if f is None else lr * f for lr, (chunk, lr_factors, _) in
-                   zip(rates, self.chunks) for f in lr_factors]
-            wds = [wd if f is None else wd * f for chunk, _, wd_factors in self.chunks
-                   for f in wd_factors]
-        else:
-            lrs, wds = [], []
-            for chunk, lr_factors, wd_factors in self.chunks:
-                opt._update_count(chunk)  # pylint: disable=protected-access
-                lr, wd = opt._base_lr(), opt.wd  # pylint: disable=protected-access
-                lrs += [lr if f is None else lr * f for f in lr_factors]
-                wds += [wd if f is None else wd * f for f in wd_factors]
+        lrs = [rate if f is None else rate * f
+               for rate, (_, lr_factors, _) in zip(rates, self.chunks) for f in lr_factors]
+        wds = [wd if f is None else wd * f for _, _, wd_factors in self.chunks
+               for f in wd_factors]
         _apply(self.plan, self.weight, self.grad, self.moms, lrs, wds, opt)
 
     def _run_uniform(self, lr, wd):
