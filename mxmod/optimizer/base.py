@@ -3,14 +3,13 @@
 Attribute names are MXNet's (``lr``, ``wd``, ``lr_mult``, ``wd_mult``, ``idx2name``,
 ``_index_update_count``...) because optimizers are pickled into ``.states`` files
 (``Updater.get_states(dump_optimizer=True)``) that MXNet and mxmod must both read."""
-import inspect
-import numbers
 import warnings
 
 import numpy as np
 
-from ..argcheck import real_number, ArgumentTypeError, ArgumentValueError
+from ..argcheck import real_number, ArgumentTypeError
 from ..registry import family
+from .hyperparams import NUMERIC_HYPERPARAMETERS, check_hyperparameters
 from .lazy import sparse_aware
 
 __all__ = ['Optimizer', 'register', 'create']
@@ -149,7 +148,7 @@ class Optimizer(object):
         if name.lower() not in Optimizer.opt_registry:
             raise ValueError('Cannot find optimizer %s; registered optimizers are: %s'
                              % (name, ', '.join(sorted(Optimizer.opt_registry))))
-        _check_hyperparameters(Optimizer.opt_registry[name.lower()], name, kwargs)
+        check_hyperparameters(Optimizer.opt_registry[name.lower()], name, kwargs, Optimizer)
         return Optimizer.opt_registry[name.lower()](**kwargs)
 
     @property
@@ -331,7 +330,7 @@ class Optimizer(object):
         # non-numeric rate is refused here rather than training on it
         if name == 'lr' and value is not None:
             value = real_number(value, '%s: lr' % type(self).__name__, minimum=0)
-        elif name == 'wd' or name in _NUMERIC_HYPERPARAMETERS and value is not None:
+        elif name == 'wd' or name in NUMERIC_HYPERPARAMETERS and value is not None:
             value = real_number(value, '%s: %s' % (type(self).__name__, name))
         object.__setattr__(self, name, value)
 
@@ -349,42 +348,6 @@ class Optimizer(object):
             state.setdefault(key, default)
         if '_all_index_update_counts' not in state and '_index_update_count' in state:
             self._all_index_update_counts = {0: self._index_update_count}
-
-
-# numeric hyperparameters of the optimizers: a string or NaN there is refused when set (the
-# constructors set them), not when the first update computes with it
-_NUMERIC_HYPERPARAMETERS = frozenset((
-    'momentum', 'beta1', 'beta2', 'epsilon', 'rho', 'gamma1', 'gamma2', 'lamda', 'lamda1',
-    'eta', 'eps', 'beta', 'schedule_decay', 'float_stable_eps', 'lower_bound', 'upper_bound',
-    'wd_lh'))
-
-
-def _check_hyperparameters(klass, name, kwargs):
-    """Arguments whose default is a number must be finite numbers, not text (the base class
-    checks its own: learning_rate, wd, rescale_grad, clip_gradient)."""
-    try:
-        params = dict(inspect.signature(klass.__init__).parameters)
-    except (TypeError, ValueError):
-        return
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        params.update(inspect.signature(Optimizer.__init__).parameters)
-        unknown = sorted(set(kwargs) - set(params) - {'self'})
-        if unknown and klass.__init__ is not Optimizer.__init__ and all(
-                getattr(k.__init__, '__module__', '').startswith('mxmod.')
-                for k in klass.__mro__ if k is not object):
-            raise ArgumentTypeError('optimizer %r has no parameter %s; its parameters are %s'
-                                    % (name, ', '.join(map(repr, unknown)), ', '.join(
-                                        sorted(k for k, p in params.items() if k != 'self'
-                                               and p.kind == p.POSITIONAL_OR_KEYWORD))))
-    for key, value in kwargs.items():
-        default = params[key].default if key in params else None
-        if isinstance(default, numbers.Real) and not isinstance(default, bool) \
-                and isinstance(value, str):
-            raise ArgumentTypeError('optimizer %r: %s must be a number, got %r (str)'
-                                    % (name, key, value))
-        if isinstance(value, float) and not np.isfinite(value):
-            raise ArgumentValueError('optimizer %r: %s must be a finite number, got %r'
-                                     % (name, key, value))
 
 
 def _warn_float16(weight, multi_precision, name):
