@@ -69,7 +69,7 @@ class FullyConnected(Operator):
         x2 = x if x.ndim == 2 else self._flat(x)
         wt = w.T if octx.shared is None else _transposed(octx, w)
         given = octx.out[0] if octx.out else None
-        mm = blas.matmul if octx.xp is np else octx.xp.matmul
+        mm = blas.matmul_for(octx.xp)
         if given is not None and given.dtype == x2.dtype:
             out = mm(x2, wt, out=given.reshape(x2.shape[0], w.shape[0]))
         else:
@@ -143,7 +143,7 @@ def _bias_grad(xp, dy, out, shape):
 
 def _matmul(xp, a, b, out, shape):
     """a @ b reshaped to ``shape``, written into ``out`` when given (an argument's gradient)."""
-    mm = blas.matmul if xp is np else xp.matmul
+    mm = blas.matmul_for(xp)
     if out is not None and out.dtype == a.dtype:
         mm(a, b, out=out if out.ndim == 2 else out.reshape(a.shape[0], b.shape[1]))
         return out
