@@ -7,7 +7,7 @@ import numbers
 from .base import MXNetError
 
 __all__ = ['ArgumentTypeError', 'ArgumentValueError', 'positive_int', 'real_number',
-           'context_list']
+           'number_if_numeric', 'as_number', 'context_list']
 
 
 class ArgumentTypeError(MXNetError, TypeError):
@@ -43,6 +43,30 @@ def real_number(value, what, minimum=None, allow_none=False):
     if minimum is not None and value < minimum:
         raise ArgumentValueError('%s must be >= %s, got %r' % (what, minimum, value))
     return value
+
+
+def number_if_numeric(value, what, minimum=None):
+    """``value`` checked as :func:`real_number` when it is a number or text; any other object
+    (a symbol or tensor that a subclass reads through its own methods, as MXNet allows) passes
+    unchanged and is checked by :func:`as_number` where it is used as a number."""
+    if isinstance(value, (str, bytes, numbers.Real)):
+        return real_number(value, what, minimum=minimum)
+    return value
+
+
+def as_number(value, what):
+    """``value`` where a number is needed: numbers as they are, objects that convert with
+    ``float()`` (0-d arrays, one-element NDArrays) converted, anything else an error naming
+    ``what``."""
+    if type(value) is float or isinstance(value, numbers.Real):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            '%s is %s, which is not a number; an optimizer subclass that keeps another kind of '
+            'value there must override the methods that read it (_get_lr/_get_lrs, '
+            '_get_wd/_get_wds)' % (what, _shown(value))) from None
 
 
 def context_list(context, what):

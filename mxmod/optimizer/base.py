@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ..argcheck import real_number, ArgumentTypeError
+from ..argcheck import real_number, number_if_numeric, as_number, ArgumentTypeError
 from ..registry import family
 from .hyperparams import NUMERIC_HYPERPARAMETERS, check_hyperparameters
 from .lazy import sparse_aware
@@ -311,7 +311,8 @@ class Optimizer(object):
 
     def _get_lrs(self, indices):
         """Learning rates of ``indices``: the (scheduled) rate times each lr multiplier."""
-        return self._get_mults(self.learning_rate, indices, self.lr_mult, 'lr_mult')
+        return self._get_mults(as_number(self.learning_rate, '%s: lr' % type(self).__name__),
+                               indices, self.lr_mult, 'lr_mult')
 
     def _get_lr(self, index):
         """Learning rate of one index."""
@@ -319,19 +320,22 @@ class Optimizer(object):
 
     def _get_wds(self, indices):
         """Weight decays of ``indices``: ``wd`` times each wd multiplier."""
-        return self._get_mults(self.wd, indices, self.wd_mult, 'wd_mult')
+        return self._get_mults(as_number(self.wd, '%s: wd' % type(self).__name__), indices,
+                               self.wd_mult, 'wd_mult')
 
     def _get_wd(self, index):
         """Weight decay of one index."""
         return self._get_wds([index])[0]
 
     def __setattr__(self, name, value):
-        # ``optimizer.lr = x`` is how MXNet code changes the rate: a NaN, infinite, negative or
-        # non-numeric rate is refused here rather than training on it
+        # ``optimizer.lr = x`` is how MXNet code changes the rate: text, or a NaN, infinite or
+        # negative number, is refused here rather than training on it. Other objects pass, as
+        # in MXNet (subclasses keep symbols there and read them in their own _get_lr); they are
+        # checked where they are used as numbers.
         if name == 'lr' and value is not None:
-            value = real_number(value, '%s: lr' % type(self).__name__, minimum=0)
+            value = number_if_numeric(value, '%s: lr' % type(self).__name__, minimum=0)
         elif name == 'wd' or name in NUMERIC_HYPERPARAMETERS and value is not None:
-            value = real_number(value, '%s: %s' % (type(self).__name__, name))
+            value = number_if_numeric(value, '%s: %s' % (type(self).__name__, name))
         object.__setattr__(self, name, value)
 
     def __getstate__(self):

@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from ..argcheck import as_number
 from ..ndarray.ndarray import NDArray
 from ..ops import optimizer_kernels as K
 from .sgd import SGD, ccSGD
@@ -177,8 +178,8 @@ class Repeat(object):
         rates = []
         for chunk, _, _ in self.chunks:
             opt._update_count(chunk)  # pylint: disable=protected-access
-            rates.append(opt.learning_rate)
-        lr, wd = rates[0], opt.wd
+            rates.append(as_number(opt.learning_rate, 'SGD: lr'))
+        lr, wd = rates[0], as_number(opt.wd, 'SGD: wd')
         # one rate and one decay for all (not NaN, which _apply's grouping would not join)
         if self.uniform is not None and lr == lr and rates.count(lr) == len(rates):
             decays = {wd * f for f in self.wd_values}

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..argcheck import as_number
 from ..ndarray.ndarray import NDArray, zeros
 from ..ops import optimizer_kernels as K
 from .base import Optimizer, register, _warn_float16
@@ -62,7 +63,7 @@ class LARS(SGD):
     def _get_lrs(self, indices):
         if self.cur_lr is not None:
             self.last_lr = self.cur_lr
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lr = as_number(self.learning_rate, '%s: lr' % type(self).__name__)
         if self.cur_lr is None:
             self.last_lr = lr
         self.cur_lr = lr

@@ -202,3 +202,79 @@ def test_test_optimizer_and_create_state_defaults():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert mx.optimizer.SGD().create_state_multi_precision(0, weight) is None
+
+
+class _Held(object):
+    """A value holder such as a framework's variable (keras-mxnet keeps one in ``self.lr``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class _HeldRateSGD(mx.optimizer.SGD):
+    """keras-mxnet's pattern: ``lr`` holds an object read by an overridden ``_get_lr(s)``, with
+    a decay applied per update."""
+
+    def __init__(self, lr, decay, **kwargs):
+        mx.optimizer.SGD.__init__(self, learning_rate=lr, **kwargs)
+        self.lr = _Held(lr)
+        self.decay = _Held(decay)
+        self.aggregate_num = 1
+
+    def _get_lr(self, _):
+        return self.lr.value / (1. + self.decay.value * self.num_update)
+
+    def _get_lrs(self, indices):
+        return [self._get_lr(i) for i in indices]
+
+
+def _sgd_run(opt, steps=4):
+    rng = np.random.RandomState(3)
+    weights = [mx.nd.array(rng.randn(3, 2)) for _ in range(3)]
+    updater = mx.optimizer.get_updater(opt)
+    for _ in range(steps):
+        grads = [mx.nd.array(rng.randn(3, 2)) for _ in range(3)]
+        updater(list(range(3)), grads, weights)
+    return [w.asnumpy() for w in weights], rng
+
+
+def test_subclass_may_keep_an_object_in_lr():
+    """MXNet accepts any value in ``lr``; a subclass that reads it through its own _get_lr
+    trains, and equals plain SGD with the rates it computes (momentum 0.9, per-update decay)."""
+    held, _ = _sgd_run(_HeldRateSGD(0.1, 0.5, momentum=0.9))
+    rng = np.random.RandomState(3)
+    weights = [rng.randn(3, 2) for _ in range(3)]
+    moms = [np.zeros((3, 2)) for _ in range(3)]
+    for step in range(4):
+        grads = [rng.randn(3, 2) for _ in range(3)]
+        for i in range(3):     # aggregate_num 1: one update (and count) per weight
+            lr = 0.1 / (1. + 0.5 * (step + 1))
+            moms[i] = 0.9 * moms[i] - lr * grads[i]
+            weights[i] = weights[i] + moms[i]
+    for got, want in zip(held, weights):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_lr_and_wd_objects_checked_where_used():
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    opt.lr = np.array(0.2)             # converts with float(): used as 0.2
+    assert opt._get_lrs([0]) == [0.2]
+    opt.lr = _Held(0.1)                # accepted when set, as in MXNet ...
+    with pytest.raises(TypeError, match=r'SGD: lr is .*_Held.*not a number.*_get_lr'):
+        opt._get_lrs([0])              # ... and refused, naming it, where used as a number
+    opt.lr = 0.1
+    opt.wd = _Held(0.0)
+    with pytest.raises(TypeError, match=r'SGD: wd is .*not a number'):
+        _sgd_run(opt, steps=1)
+
+
+@pytest.mark.parametrize('name,value,error', [
+    ('lr', 'fast', TypeError), ('lr', float('nan'), ValueError), ('lr', -0.1, ValueError),
+    ('wd', 'none', TypeError), ('momentum', float('inf'), ValueError),
+    ('momentum', b'0.9', TypeError)])
+def test_nonsense_numbers_still_refused_when_set(name, value, error):
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    with pytest.raises(error, match='SGD: %s must be' % name):
+        setattr(opt, name, value)
+    with pytest.raises(error):
+        mx.optimizer.SGD(**{'learning_rate' if name == 'lr' else name: value})
