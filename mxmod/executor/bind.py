@@ -286,6 +286,11 @@ def reshape(exe, partial_shaping, allow_up_sizing, shapes):
 
 
 def _resized(arr, shape, allow_up_sizing, name):
+    if arr.stype != 'default':
+        # a sparse array holds no dense block to view: an empty one of the new shape (its
+        # contents are written before use, as a data input's are)
+        from ..ndarray.sparse import zeros as sparse_zeros  # pylint: disable=import-outside-toplevel
+        return sparse_zeros(arr.stype, shape, ctx=arr.context, dtype=arr.dtype)
     size = int(np.prod(shape))
     if size <= arr.size:
         return from_xp(arr._data.reshape(-1)[:size].reshape(shape), arr.context)

@@ -122,3 +122,22 @@ def test_stype_dict_overrides_variable():
     assert exe.arg_dict['data'].stype == 'csr'
     with pytest.raises(ValueError, match='storage type'):
         sym.simple_bind(mx.cpu(), stype_dict={'data': 'dense'}, data=(3, 4))
+
+
+def test_reshape_keeps_sparse_inputs_sparse():
+    """An executor bound with a CSR data input reshapes to another batch size (keras-mxnet
+    evaluates the last, smaller batch this way; MXNet 1.9.1 fails there) and computes the same
+    as numpy at the new size."""
+    data = mx.sym.Variable('data', stype='csr')
+    weight = mx.sym.Variable('w')
+    sym = mx.sym.sparse.dot(data, weight)
+    exe = sym.simple_bind(mx.cpu(), data=(4, 6), w=(6, 3))
+    rng = np.random.RandomState(0)
+    w = rng.rand(6, 3).astype('float32')
+    exe.arg_dict['w'][:] = w
+    small = exe.reshape(data=(2, 6), w=(6, 3))
+    assert small.arg_dict['data'].stype == 'csr' and small.arg_dict['data'].shape == (2, 6)
+    x = (rng.rand(2, 6) > 0.5).astype('float32')
+    small.arg_dict['data'][:] = mx.nd.array(x).tostype('csr')
+    np.testing.assert_allclose(small.forward()[0].asnumpy(), x.dot(w), rtol=1e-6)
+    assert exe.reshape(data=(4, 6), w=(6, 3)).arg_dict['data'].stype == 'csr'
