@@ -1,0 +1,41 @@
+"""Keeping the debug logging of the libraries mxmod uses out of the user's log.
+
+MXNet's example scripts call ``logging.basicConfig(level=logging.DEBUG)``. The root logger's level
+then applies to every logger that has none of its own, so numba's compiler alone would print tens
+of thousands of lines the first time mxmod's kernels compile, and matplotlib, Pillow, graphviz or
+urllib3 more at each plot, image or download. At import, mxmod sets the loggers of the libraries
+it imports (directly or through them) to WARNING, but only those whose level is still unset
+(NOTSET): a level the user gave a library's logger, before or after importing mxmod, is kept.
+Their warnings and errors still reach the user's handlers."""
+import logging
+
+__all__ = ['QUIETED_LIBRARIES', 'quiet_library_loggers']
+
+# top-level loggers of the libraries that mxmod imports and that log below WARNING: numba (its
+# compiler's IR dumps), llvmlite, matplotlib (font cache), PIL (through matplotlib and
+# tensorboardX), graphviz (visualization), tensorboardX, onnx, requests/urllib3 (downloads)
+QUIETED_LIBRARIES = ('numba', 'llvmlite', 'matplotlib', 'PIL', 'graphviz', 'tensorboardX',
+                     'onnx', 'requests', 'urllib3')
+
+
+def quiet_library_loggers(names=QUIETED_LIBRARIES, level=logging.WARNING):
+    """Set the logger of each library in ``names`` to ``level`` when its level is unset.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Logger names (a library's top-level logger covers its modules' loggers).
+    level : int, default logging.WARNING
+
+    Returns
+    -------
+    list of str
+        The names whose level was set (the others had a level already).
+    """
+    changed = []
+    for name in names:
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(level)
+            changed.append(name)
+    return changed
