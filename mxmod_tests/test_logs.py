@@ -1,6 +1,7 @@
 """What a script that logs at DEBUG sees: mxmod's own lines and nothing of the libraries it uses
-(numba's compiler writes ~70,000 lines while mxmod's kernels compile), on a first run (a cold
-numba cache) and later ones.
+(numba's compiler writes ~70,000 lines while mxmod's kernels compile), one INFO line when the
+kernels really compile (a cold numba cache) and none when they load from the cache, and
+``python -m mxmod.tools.precompile`` filling the cache ahead.
 
 Each run is a subprocess with its own numba cache folder (``NUMBA_CACHE_DIR``); the reference is
 the same script with the compiled kernels off (``MXMOD_NUMBA=0``), which compiles nothing."""
@@ -13,6 +14,9 @@ import sys
 import pytest
 
 from mxmod.library_logs import QUIETED_LIBRARIES, quiet_library_loggers
+from mxmod.ops.jit import COMPILE_NOTICE, COMPILE_SECONDS
+
+NOTICE = COMPILE_NOTICE.split('(')[0]
 
 # a conv + BatchNorm + pooling network trained for one epoch with the root logger at DEBUG
 TRAIN = r'''
@@ -52,8 +56,11 @@ def test_debug_log_holds_mxmod_lines_only_cold_and_warm(tmp_path):
     assert reference and all(line.startswith('INFO:root:Epoch[0]') for line in reference)
     cold = _run(TRAIN, tmp_path / 'cache')
     assert not any(':numba' in line for line in cold), cold[:20]
-    assert _shape(cold) == _shape(reference)
-    warm = _run(TRAIN, tmp_path / 'cache')     # everything loads from the cache
+    assert len(cold) == len(reference) + 1      # no line but the levels' (no multi-line dumps)
+    notices = [line for line in cold if NOTICE in line]
+    assert notices == ['INFO:mxmod:' + COMPILE_NOTICE % COMPILE_SECONDS]
+    assert _shape([line for line in cold if NOTICE not in line]) == _shape(reference)
+    warm = _run(TRAIN, tmp_path / 'cache')     # everything loads from the cache: no notice
     assert _shape(warm) == _shape(reference)
 
 
@@ -113,3 +120,26 @@ history.epoch_end(0, None, {{}}, {{}})
 '''.format(names=QUIETED_LIBRARIES, prefix=str(tmp_path / 'run'))
     lines = _run(code, tmp_path / 'cache')
     assert lines == [], lines[:10]
+
+
+def test_kernel_inventory_lists_every_kernel_module():
+    pytest.importorskip('numba')
+    from mxmod.tools.precompile import KERNEL_MODULES, kernel_inventory
+    modules = {name.split('.')[0] for name in kernel_inventory()}
+    assert modules == set(KERNEL_MODULES)
+
+
+@pytest.mark.slow
+def test_precompile_fills_the_cache(tmp_path):
+    """From an empty cache: the tool compiles every kernel (exit 0, with the notice); a training
+    run afterwards compiles nothing."""
+    pytest.importorskip('numba')
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / 'cache'), OMP_NUM_THREADS='1',
+               OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
+    proc = subprocess.run([sys.executable, '-m', 'mxmod.tools.precompile'], capture_output=True,
+                          text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert NOTICE in proc.stderr
+    assert re.search(r'(\d+) of \1 kernels compiled', proc.stdout), proc.stdout
+    lines = _run(TRAIN, tmp_path / 'cache')
+    assert not any(NOTICE in line for line in lines), lines
