@@ -16,7 +16,7 @@ from ..io import DataIter, DataBatch
 from .param_checks import check_fit_arguments
 from .fit_loop import (call_callbacks, train_epoch, end_epoch, update_metric_for,
                        batch_end_param, with_extra)
-from .progress import maybe_bar, bar_output, epoch_scope, fit_history
+from .progress import maybe_bar, bar_output, epoch_scope, fit_history, progress_log
 from .input_names import (_check_input_names, _check_names_match,  # noqa: F401
                           _parse_data_desc, check_training_labels)
 
@@ -209,7 +209,9 @@ class BaseModule(object):
         sparse_row_id_fn : callable, optional
         progress_bar : bool, optional
             tqdm bar per epoch with the ETA, samples/s and the metric (default: MXMOD_PROGRESS_BAR
-            =1/0, else when stderr is a terminal; rank 0 only).
+            =1/0, else when stderr is a terminal; rank 0 only). Without a bar and without
+            ``batch_end_callback``, a Speedometer line is logged every 50 batches
+            (``MXMOD_PROGRESS_LOG=N``: every N, ``0``: never; ``batch_end_callback=[]``: none).
         history : MetricHistory, str or True, optional
             Record each epoch's metrics, learning rate and time in ``<prefix>-history.csv``,
             ``.json`` and ``.png`` (see :class:`mxmod.callback.MetricHistory`); True puts them next
@@ -232,7 +234,8 @@ class BaseModule(object):
         eval_metric = _as_metric(eval_metric)
         bar = maybe_bar(progress_bar, 'Epoch', data_iter=train_data)
         history = fit_history(history, epoch_end_callback)
-        callbacks = with_extra(with_extra(batch_end_callback, bar), history)
+        callbacks = with_extra(with_extra(with_extra(batch_end_callback, bar), history),
+                               progress_log(batch_end_callback, bar, train_data))
         if history is not None:
             epoch_end_callback = with_extra(epoch_end_callback, history.epoch_end)
             eval_end_callback = with_extra(eval_end_callback, history.eval_end)

@@ -5,7 +5,13 @@ The bar is on by default when standard error is a terminal and off otherwise (th
 logging, as MXNet's Speedometer writes it, reaches the output). ``progress_bar=True/False`` on
 fit/score/predict, or ``MXMOD_PROGRESS_BAR=1/0`` for every call, forces it on or off. In a
 distributed job only rank 0 draws it. While a bar is drawn, log lines are written through tqdm
-so that a Speedometer line and the bar do not overwrite each other."""
+so that a Speedometer line and the bar do not overwrite each other.
+
+Without the bar (standard error not a terminal: a log file, a batch job), ``fit`` given no
+``batch_end_callback`` logs a Speedometer line every 50 batches (``mx.callback.Speedometer(
+batch_size, 50)``'s ``Epoch[0] Batch [50-100]\tSpeed: ... samples/sec\taccuracy=...``) so that a
+long epoch shows progress; ``MXMOD_PROGRESS_LOG=N`` logs every N batches, ``0`` never, and
+``batch_end_callback=[]`` asks for no batch-end logging at all."""
 import contextlib
 import os
 import sys
@@ -14,7 +20,10 @@ from ..io import NDArrayIter, PrefetchingIter, ResizeIter
 from ..profiler.trace import process_rank
 
 __all__ = ['progress_enabled', 'maybe_bar', 'bar_output', 'batches_per_epoch', 'fit_history',
-           'epoch_scope']
+           'epoch_scope', 'progress_log', 'PROGRESS_LOG_EVERY']
+
+# batches between the log lines of fit without a bar and without batch-end callbacks
+PROGRESS_LOG_EVERY = 50
 
 _ON, _OFF = ('1', 'true', 'yes', 'on'), ('0', 'false', 'no', 'off')
 
@@ -62,6 +71,47 @@ def maybe_bar(progress_bar, desc, refresh_every=10, data_iter=None):
     if data_iter is not None:
         bar.expected = batches_per_epoch(data_iter)
     return bar
+
+
+def _progress_log_every():
+    """``MXMOD_PROGRESS_LOG``: batches between log lines (unset: 50; 0 or off: none)."""
+    raw = os.environ.get('MXMOD_PROGRESS_LOG', '').strip().lower()
+    if raw in ('', 'true', 'yes', 'on'):
+        return PROGRESS_LOG_EVERY
+    if raw in ('false', 'no', 'off'):
+        return 0
+    try:
+        every = int(raw)
+    except ValueError:
+        every = -1
+    if every < 0:
+        raise ValueError('MXMOD_PROGRESS_LOG must be a number of batches (0: no progress lines), '
+                         'got %r' % raw)
+    return every
+
+
+def _batch_size(data_iter):
+    """Samples per batch of ``data_iter``: its batch_size, else its first input's batch axis."""
+    size = getattr(data_iter, 'batch_size', None)
+    if isinstance(size, int) and size > 0:
+        return size
+    from ..io import DataDesc  # pylint: disable=import-outside-toplevel
+    desc = data_iter.provide_data[0]
+    axis = max(DataDesc.get_batch_axis(getattr(desc, 'layout', None)), 0)
+    return int(desc.shape[axis]) if len(desc.shape) > axis else 1
+
+
+def progress_log(batch_end_callback, bar, data_iter):
+    """The ``mx.callback.Speedometer`` that fit adds when neither ``batch_end_callback`` nor a
+    bar shows progress (rank 0 only; ``MXMOD_PROGRESS_LOG`` sets the interval, 0 turns it off),
+    else None."""
+    if batch_end_callback is not None or bar is not None or process_rank()[0] != 0:
+        return None
+    every = _progress_log_every()
+    if not every:
+        return None
+    from ..callback import Speedometer  # pylint: disable=import-outside-toplevel
+    return Speedometer(_batch_size(data_iter), every)
 
 
 def bar_output(bar):

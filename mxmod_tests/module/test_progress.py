@@ -92,3 +92,60 @@ def test_bar_learns_the_total_and_counts_samples():
     assert 'Epoch[0]: ' in text and '/4' not in text.split('Epoch[1]')[0]
     assert '4/4' in text.split('Epoch[1]', 1)[1]      # the first epoch's count
     assert 'samples/s=' in text
+
+
+def _fit_log(monkeypatch, setting, batches=120, bar=None, **fit_args):
+    """The log lines of a one-epoch fit of ``batches`` batches of 2 with stderr not a terminal
+    and ``MXMOD_PROGRESS_LOG=setting`` (None: unset), numbers blanked."""
+    monkeypatch.setattr(sys, 'stderr', _Terminal(False))
+    for var, value in (('MXMOD_PROGRESS_LOG', setting), ('MXMOD_PROGRESS_BAR', None),
+                       ('MXMOD_RANK', None), ('PMI_RANK', None), ('OMPI_COMM_WORLD_RANK', None)):
+        if value is None:
+            monkeypatch.delenv(var, raising=False)
+        else:
+            monkeypatch.setenv(var, value)
+    records = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+    root, handler = logging.getLogger(), _Keep()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        data, label = toy_data(n=2 * batches)
+        mod = mx.mod.Module(mlp_sym(), context=mx.cpu())
+        mod.fit(mx.io.NDArrayIter(data, label, 2), num_epoch=1, progress_bar=bar, **fit_args)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    return [re.sub(r'\d+\.\d+', '#', line) for line in records if 'Batch' in line]
+
+
+def test_fit_without_bar_logs_like_a_speedometer(monkeypatch):
+    """No batch_end_callback and no bar: the lines of mx.callback.Speedometer(batch_size, 50)."""
+    reference = _fit_log(monkeypatch, '0', batch_end_callback=mx.callback.Speedometer(2, 50))
+    assert [line.split('\t')[0] for line in reference] == ['Epoch[0] Batch [0-50]',
+                                                            'Epoch[0] Batch [50-100]']
+    assert all(re.match(r'Epoch\[0\] Batch \[\d+-\d+\]\tSpeed: # samples/sec\taccuracy=#$', line)
+               for line in reference), reference
+    assert _fit_log(monkeypatch, None) == reference
+    assert _fit_log(monkeypatch, 'on') == reference
+    assert _fit_log(monkeypatch, None, bar=False) == reference    # the bar off: lines still
+
+
+@pytest.mark.parametrize('setting,fit_args,bar,expected', [
+    ('0', {}, None, []), ('off', {}, None, []),
+    ('40', {}, None, ['Epoch[0] Batch [0-40]', 'Epoch[0] Batch [40-80]']),
+    (None, {'batch_end_callback': []}, None, []),
+    (None, {'batch_end_callback': lambda param: None}, None, []),
+    (None, {}, True, [])])
+def test_progress_log_switches(monkeypatch, setting, fit_args, bar, expected):
+    lines = _fit_log(monkeypatch, setting, bar=bar, **fit_args)
+    assert [line.split('\t')[0] for line in lines] == expected
+
+
+def test_progress_log_setting_is_checked(monkeypatch):
+    with pytest.raises(ValueError, match='MXMOD_PROGRESS_LOG must be a number of batches'):
+        _fit_log(monkeypatch, 'often', batches=3)
