@@ -50,10 +50,14 @@ def slice_along(arr, axis, begin, end):
     return from_xp(arr._data[index], arr.context)
 
 
+class _ShapeMismatch(MXNetError):
+    """An array of another shape than the input it is loaded into."""
+
+
 def _copy(src, dst):
     if src.shape != dst.shape:
-        raise MXNetError('cannot load an array of shape %s into an input of shape %s'
-                         % (src.shape, dst.shape))
+        raise _ShapeMismatch('cannot load an array of shape %s into an input of shape %s'
+                             % (src.shape, dst.shape))
     data, target = getattr(src, '_data', None), dst._data
     if type(data) is np.ndarray and type(target) is np.ndarray:   # host to host: copy directly
         if data is not target:
@@ -62,44 +66,70 @@ def _copy(src, dst):
     src.copyto(dst)
 
 
-def _load_general(data, targets, major_axis):
+def _load_general(data, targets, major_axis, descs=None, kind='input'):
     """Copy each source array into its per-device targets.
 
     ``targets[i]`` is one NDArray (plain copy), or a list of ``(slice, array)`` pairs (the source
     is cut along its batch axis); a source given as a list is already split per device.
+    ``descs`` (the bound DataDescs of the inputs, optional) and ``kind`` ('data' or 'label') name
+    the input in the error raised for an array of another shape.
     """
-    for src, dsts, axis in zip(data, targets, major_axis):
-        if isinstance(dsts, NDArray):
-            _copy(src, dsts)
-        elif isinstance(src, (list, tuple)):
-            for part, dst in zip(src, dsts):
-                _copy(part, dst)
-        else:
-            for islice, dst in dsts:
-                whole = axis < 0 or (islice.start == 0 and islice.stop == src.shape[axis])
-                _copy(src if whole else slice_along(src, axis, islice.start, islice.stop), dst)
+    for index, (src, dsts, axis) in enumerate(zip(data, targets, major_axis)):
+        try:
+            _load_one(src, dsts, axis)
+        except _ShapeMismatch as err:
+            if descs is None or index >= len(descs):
+                raise
+            raise MXNetError(_mismatch_message(src, descs[index], kind, index, err)) from None
 
 
-def _load_pre_sliced(batches, targets, major_axis, field):
+def _load_one(src, dsts, axis):
+    if isinstance(dsts, NDArray):
+        _copy(src, dsts)
+    elif isinstance(src, (list, tuple)):
+        for part, dst in zip(src, dsts):
+            _copy(part, dst)
+    else:
+        for islice, dst in dsts:
+            whole = axis < 0 or (islice.start == 0 and islice.stop == src.shape[axis])
+            _copy(src if whole else slice_along(src, axis, islice.start, islice.stop), dst)
+
+
+def _mismatch_message(src, desc, kind, index, err):
+    """The error for input ``desc`` (the ``index``-th of ``kind``) given an array of another
+    shape: the whole batch's shapes when the batch came whole, the device part's otherwise."""
+    if isinstance(src, (list, tuple)):
+        head = '%s (one device\'s part of the batch)' % err
+    else:
+        head = 'cannot load an array of shape %s into an input of shape %s' % (
+            tuple(src.shape), tuple(desc.shape))
+    return ("%s: %s '%s' (%s %d of the batch) was bound with shape %s; pass a %s of that shape, "
+            "or bind (or reshape) the module with the new shapes"
+            % (head, kind, desc.name, kind, index, tuple(desc.shape), kind))
+
+
+def _load_pre_sliced(batches, targets, major_axis, field, descs=None):
     per_input = [[getattr(b, field)[i] for b in batches] for i in range(len(targets))]
     arrays = [[dst for _, dst in target] for target in targets]
-    _load_general(per_input, arrays, major_axis)
+    _load_general(per_input, arrays, major_axis, descs, field)
 
 
-def _load_data(batch, targets, major_axis):
-    """Load ``batch.data`` (or a list of per-device batches) into the data arrays."""
+def _load_data(batch, targets, major_axis, descs=None):
+    """Load ``batch.data`` (or a list of per-device batches) into the data arrays (``descs``:
+    their bound DataDescs, naming them in errors)."""
     if isinstance(batch, list):
-        _load_pre_sliced(batch, targets, major_axis, 'data')
+        _load_pre_sliced(batch, targets, major_axis, 'data', descs)
     else:
-        _load_general(batch.data, targets, major_axis)
+        _load_general(batch.data, targets, major_axis, descs, 'data')
 
 
-def _load_label(batch, targets, major_axis):
-    """Load ``batch.label`` (or a list of per-device batches) into the label arrays."""
+def _load_label(batch, targets, major_axis, descs=None):
+    """Load ``batch.label`` (or a list of per-device batches) into the label arrays (``descs``:
+    their bound DataDescs, naming them in errors)."""
     if isinstance(batch, list):
-        _load_pre_sliced(batch, targets, major_axis, 'label')
+        _load_pre_sliced(batch, targets, major_axis, 'label', descs)
     else:
-        _load_general(batch.label, targets, major_axis)
+        _load_general(batch.label, targets, major_axis, descs, 'label')
 
 
 def _merge_multi_context(outputs, major_axis):

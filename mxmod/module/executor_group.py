@@ -302,10 +302,10 @@ class DataParallelExecutorGroup(object):
                 _copied(data_batch, single[1], single[2]):
             single[0].forward(is_train=is_train)
             return
-        _load_data(data_batch, self.data_arrays, self.data_layouts)
+        _load_data(data_batch, self.data_arrays, self.data_layouts, self.data_shapes)
         first = data_batch[0] if isinstance(data_batch, list) else data_batch
         if self.label_arrays is not None and getattr(first, 'label', None):
-            _load_label(data_batch, self.label_arrays, self.label_layouts)
+            _load_label(data_batch, self.label_arrays, self.label_layouts, self.label_shapes)
         run_per_device(lambda i, e: e.forward(is_train=is_train), self.execs, self.contexts)
 
     def backward(self, out_grads=None):

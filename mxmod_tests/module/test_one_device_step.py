@@ -70,3 +70,53 @@ def test_update_metric_reads_the_batch_labels():
     want = float((_reference(mod, x).argmax(axis=1) == y.asnumpy()).mean())
     assert metric.get() == ('accuracy', want)
     np.testing.assert_array_equal(y.asnumpy(), [0, 1, 2, 1])       # not changed
+
+
+def _two_inputs(contexts):
+    """data and aux_data in, softmax_label and other_label bound (the second label unused by
+    the network but loaded), on ``contexts``."""
+    net = mx.sym.FullyConnected(mx.sym.concat(mx.sym.Variable('data'), mx.sym.Variable('aux_data'),
+                                              dim=1), num_hidden=7, name='fc')
+    net = mx.sym.Group([mx.sym.SoftmaxOutput(net, name='softmax'),
+                        mx.sym.LinearRegressionOutput(net, name='reg')])
+    mod = mx.mod.Module(net, data_names=['data', 'aux_data'],
+                        label_names=['softmax_label', 'reg_label'], context=contexts)
+    mod.bind(data_shapes=[('data', (4, 5)), ('aux_data', (4, 2))],
+             label_shapes=[('softmax_label', (4,)), ('reg_label', (4, 7))])
+    mod.init_params()
+    return mod
+
+
+@pytest.mark.parametrize('ndev', [1, 2])
+@pytest.mark.parametrize('kind,position,name,wrong', [
+    ('label', 0, 'softmax_label', (4, 7)), ('label', 1, 'reg_label', (4,)),
+    ('data', 1, 'aux_data', (4, 3))])
+def test_wrong_shape_names_the_input_and_its_kind(ndev, kind, position, name, wrong):
+    """A label (or a data array whose batch declares the bound shapes) of the wrong shape: the
+    error names the input, says data or label and gives both whole-batch shapes (MXNet 1.9.1
+    only says 'Incompatible attr in node at 0-th output: expected [4,7], got [4]')."""
+    mod = _two_inputs([mx.cpu(i) for i in range(ndev)])
+    data = [mx.nd.ones((4, 5)), mx.nd.ones((4, 2))]
+    label = [mx.nd.zeros((4,)), mx.nd.zeros((4, 7))]
+    arrays = data if kind == 'data' else label
+    arrays[position] = mx.nd.ones(wrong)
+    batch = mx.io.DataBatch(data, label, provide_data=mod.data_shapes,
+                            provide_label=mod.label_shapes)
+    bound = dict((d.name, d.shape) for d in mod.data_shapes + mod.label_shapes)[name]
+    expected = ("cannot load an array of shape %s into an input of shape %s: %s '%s' (%s %d of "
+                "the batch) was bound with shape %s" % (wrong, bound, kind, name, kind, position,
+                                                        bound))
+    with pytest.raises(mx.base.MXNetError) as info:
+        mod.forward(batch, is_train=True)
+    assert str(info.value).startswith(expected), str(info.value)
+
+
+def test_wrong_shape_in_a_presliced_batch_names_the_input():
+    mod = _two_inputs([mx.cpu(0), mx.cpu(1)])
+    parts = [mx.io.DataBatch([mx.nd.ones((2, 5)), mx.nd.ones((2, 2))],
+                             [mx.nd.zeros((2,)), mx.nd.zeros((2, 7) if i else (2, 6))])
+             for i in range(2)]
+    with pytest.raises(mx.base.MXNetError, match=r"cannot load an array of shape \(2, 6\) into an "
+                       r"input of shape \(2, 7\) \(one device's part of the batch\): label "
+                       r"'reg_label' \(label 1 of the batch\)"):
+        mod._exec_group.forward(parts, is_train=True)   # pylint: disable=protected-access
