@@ -29,7 +29,8 @@ class CacheControl(object):
         policy : {'lru', 'lfu'}
             Which row to evict: least recently or least frequently read.
         capacity : int or float
-            Rows cached per table: a number of rows, or a fraction (0, 1] of each table's rows.
+            Rows cached per table: a number of rows (a table with fewer rows is cached whole,
+            and an INFO line says so), or a fraction (0, 1] of each table's rows.
         bound : int
             Largest staleness, in updates, of a read or a pending write (>= 0).
         prefetch : bool

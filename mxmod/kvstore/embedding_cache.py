@@ -18,12 +18,16 @@ writes follow the bound ``b``:
 Eviction is LRU (least recently read) or LFU (least often read), exact up to 4,096 cached rows
 and sampled above (the lowest score among 4,096 rows drawn at random, or 8 per row to evict). ``prefetch`` reads the rows of
 the next batch while the current one computes; when the rows are used, any row the prefetch could
-not prove fresh enough for the later round is read again."""
+not prove fresh enough for the later round is read again.
+
+A capacity given as a number of rows applies to every cached table; a table with fewer rows is
+cached whole (its capacity is its rows; an INFO line says so), as a fraction of 1.0 would, so
+one number serves models whose tables range from a few rows to millions."""
+import logging
 import time
 
 import numpy as np
 
-from ..base import MXNetError
 from .table_cache import TableCache
 
 __all__ = ['EmbeddingCache', 'TableCache', 'POLICIES']
@@ -42,7 +46,8 @@ class EmbeddingCache(object):
         The tables to cache.
     policy : str
     capacity : int or float
-        Rows per table (an int), or a fraction of each table's rows (a float in (0, 1]).
+        Rows per table (an int; a table with fewer rows is cached whole), or a fraction of each
+        table's rows (a float in (0, 1]).
     bound : int
     prefetch : bool
     stats : CommStats
@@ -76,9 +81,10 @@ class EmbeddingCache(object):
         capacity = self.capacity
         count = int(round(capacity * rows)) if isinstance(capacity, float) else capacity
         if count > rows:
-            raise MXNetError('set_embedding_cache: capacity=%r is %d rows, more than the %d '
-                             'rows of table %r (use at most its rows, or a fraction in (0, 1])'
-                             % (capacity, count, rows, key))
+            logging.getLogger('mxmod').info(
+                'set_embedding_cache: table %r has %d rows, fewer than capacity=%d: it is cached '
+                'whole (%d rows)', key, rows, count, rows)
+            count = rows
         cache = TableCache(key, table.shape, table.dtype, max(count, 1), self.policy,
                            self.bound)
         # a round not yet acknowledged grows an unlisted row by at most one update per worker

@@ -139,3 +139,35 @@ def test_counters_reach_the_profiler(tmp_path):
     assert {'cache_hits', 'rows_transferred', 'max_staleness'} <= names, names
     with pytest.raises(KeyError):
         stats.add(bogus=1)
+
+
+class _Tables(object):
+    """The part of a store's RowTables that EmbeddingCache reads: each table's shape and dtype."""
+
+    def __init__(self, rows):
+        self.tables = {key: type('Table', (), {'shape': (n, DIM), 'dtype': np.float32})()
+                       for key, n in rows.items()}
+        self.on_round = None
+
+
+@pytest.mark.parametrize('capacity,expected', [
+    (100, {'tiny': 3, 'mid': 100, 'big': 100}), (1000000000, {'tiny': 3, 'mid': 500, 'big': 5000}),
+    (0.5, {'tiny': 2, 'mid': 250, 'big': 2500}), (1.0, {'tiny': 3, 'mid': 500, 'big': 5000})])
+def test_capacity_in_rows_caches_smaller_tables_whole(caplog, capacity, expected):
+    """A number of rows applies to every table; a table with fewer rows is cached whole, as the
+    fraction 1.0 caches it, and an INFO line names the table and its rows (no cache larger than
+    its table is allocated)."""
+    from mxmod.kvstore.embedding_cache import EmbeddingCache  # pylint: disable=import-outside-toplevel
+    tables = _Tables({'tiny': 3, 'mid': 500, 'big': 5000})
+    with caplog.at_level('INFO', logger='mxmod'):
+        cache = EmbeddingCache(tables, None, 'lfu', capacity, 2, False, CommStats())
+    assert {key: c.capacity for key, c in cache.caches.items()} == expected
+    assert all(c.values.shape[0] == c.capacity for c in cache.caches.values())
+    whole = sorted(key for key, rows in (('tiny', 3), ('mid', 500), ('big', 5000))
+                   if isinstance(capacity, int) and capacity > rows)
+    notes = [r.getMessage() for r in caplog.records if 'cached whole' in r.getMessage()]
+    assert len(notes) == len(whole)
+    for key in whole:
+        rows = tables.tables[key].shape[0]
+        assert any("table '%s' has %d rows, fewer than capacity=%d" % (key, rows, capacity) in note
+                   for note in notes), notes
