@@ -2,6 +2,7 @@
 
 ``AttrScope.current`` is this thread's scope, readable and assignable on the class as in MXNet."""
 import threading
+from collections import defaultdict
 
 from .base import MXNetError, _MXClassPropertyMetaClass, classproperty
 
@@ -15,6 +16,8 @@ class AttrScope(metaclass=_MXClassPropertyMetaClass):
         Attributes, e.g. ``ctx_group='dev1'`` or ``force_mirroring='True'``.
     """
     _current = threading.local()    # .value: this thread's scope
+    # how many subgraphs (mx.sym.contrib.foreach, while_loop, cond) took each name so far
+    _subgraph_names = defaultdict(int)
 
     def __init__(self, **kwargs):
         self._old_scope = None

@@ -18,6 +18,8 @@ def _mergeable(node):
     op = node.op
     if op is None or op.op_name in _NONDETERMINISTIC or getattr(op, 'random', False):
         return False
+    if getattr(op, 'subgraphs', None):
+        return False    # control flow: the attributes do not describe the subgraphs
     return not op.list_auxiliary_states()
 
 

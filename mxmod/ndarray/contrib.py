@@ -7,6 +7,7 @@ import numpy as np
 from ..context import as_context
 from ..ops.base import OPS as _OPS
 from .register import make_function as _make_function
+from .control_flow import foreach, while_loop, cond  # noqa: F401
 
 
 def _install(namespace, prefix='_contrib_'):

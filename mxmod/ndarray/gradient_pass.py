@@ -66,10 +66,15 @@ def _head_grads(heads, head_grads, entries, as_arrays=False):
                 # a sparse head gets a dense head gradient of ones
                 value = xp_of(head.context).ones(head.shape, dtype=head._data.dtype)
         else:
+            value = hgrad._data
             if tuple(hgrad.shape) != head.shape:
-                raise MXNetError('backward: head gradient of shape %s for a head of shape %s'
-                                 % (tuple(hgrad.shape), head.shape))
-            value = hgrad._data.astype(head._data.dtype)
+                # MXNet reads the head's size of elements from the gradient's buffer: a larger
+                # gradient (of any shape) gives its leading elements, a smaller one is an error
+                if hgrad.size < head.size:
+                    raise MXNetError('backward: head gradient of shape %s for a head of shape '
+                                     '%s' % (tuple(hgrad.shape), head.shape))
+                value = value.reshape(-1)[:head.size].reshape(head.shape)
+            value = value.astype(head._data.dtype)
             if value is hgrad._data:
                 value = value.copy()
         if as_arrays:       # create_graph: head gradients enter as constants, as in MXNet

@@ -15,7 +15,7 @@ _MODULES = ['elemwise', 'elemwise_scalar', 'nn', 'softmax', 'conv', 'pooling', '
             'attention', 'quantize', 'psroi', 'proposal', 'roi_rotated',
             # storage rules of the operators above and the sparse-only operators
             'sparse_elemwise', 'sparse_ops', 'sparse_matrix', 'sparse_rules']
-_MODULES += ['linspace', 'random_pdf', 'deformable_conv', 'hawkes', 'embedding']
+_MODULES += ['linspace', 'random_pdf', 'deformable_conv', 'hawkes', 'embedding', 'control_flow']
 # developers editing one op file can set MXMOD_SKIP_BROKEN_OPS=1 to keep working on the others
 _TOLERANT = os.environ.get('MXMOD_SKIP_BROKEN_OPS') == '1'
 for _m in _MODULES:

@@ -1,6 +1,7 @@
 """``mx.sym.contrib``: the operators registered as ``_contrib_<Name>``, under ``<Name>``."""
 from ..ops.base import OPS as _OPS
 from .register import make_function as _make_function
+from .control_flow import foreach, while_loop, cond  # noqa: F401
 
 
 def _install(namespace, prefix='_contrib_'):

@@ -10,10 +10,21 @@ from .symbol import Symbol
 MXNET_VERSION = 10901
 
 
+class _Graph(list):
+    """A graph document ((key, value) pairs): the whole symbol or a node's subgraph."""
+
+
 def _dump(value, indent, multiline_nodes=False):
-    """Serialize like dmlc's JSON writer: objects with one key and short arrays stay on one line."""
+    """Serialize like dmlc's JSON writer: objects with one key and short arrays stay on one line;
+    arrays of objects (nodes, subgraphs) and graph documents span lines."""
     pad = '  ' * (indent + 1)
     end = '  ' * indent
+    if isinstance(value, _Graph):
+        parts = ['%s: %s' % (json.dumps(k), _dump(v, indent + 1, multiline_nodes=(k == 'nodes')))
+                 for k, v in value]
+        return '{\n' + ', \n'.join(pad + it for it in parts) + '\n' + end + '}'
+    if isinstance(value, list) and value and isinstance(value[0], _Graph):
+        multiline_nodes = True
     if isinstance(value, dict):
         items = ['%s: %s' % (json.dumps(k), _dump(v, indent + 1)) for k, v in value.items()]
         if len(items) <= 1 and not multiline_nodes:
@@ -38,8 +49,9 @@ def _graph_attrs():
     return attrs
 
 
-def to_json(sym):
-    """Return MXNet's JSON text for ``sym``."""
+def _graph_doc(sym):
+    """The graph document of ``sym``: its nodes (a node holding subgraphs, such as _foreach's,
+    lists them under "subgraphs"), arg_nodes, node_row_ptr and heads."""
     order = topo_order(sym._heads())
     index = {id(n): i for i, n in enumerate(order)}
     aux = aux_variable_ids(order)
@@ -49,18 +61,22 @@ def to_json(sym):
         if node.attrs:
             entry['attrs'] = dict(sorted(node.attrs.items()))
         entry['inputs'] = [[index[id(src)], idx, 1 if id(src) in aux else 0] for src, idx in node.inputs]
+        subgraphs = getattr(node.op, 'subgraphs', None)
+        if subgraphs:
+            entry['subgraphs'] = [_graph_doc(graph) for graph in subgraphs]
         nodes.append(entry)
         row_ptr.append(row_ptr[-1] + node.num_outputs())
-    doc = [('nodes', nodes),
-           ('arg_nodes', [i for i, n in enumerate(order) if n.op is None]),
-           ('node_row_ptr', row_ptr),
-           ('heads', [[index[id(n)], i, 0] for n, i in sym._outputs]),
-           ('attrs', _graph_attrs())]
-    parts = []
-    for key, val in doc:
-        text = _dump(val, 1, multiline_nodes=(key == 'nodes'))
-        parts.append('  %s: %s' % (json.dumps(key), text))
-    return '{\n' + ', \n'.join(parts) + '\n}'
+    return _Graph([('nodes', nodes),
+                   ('arg_nodes', [i for i, n in enumerate(order) if n.op is None]),
+                   ('node_row_ptr', row_ptr),
+                   ('heads', [[index[id(n)], i, 0] for n, i in sym._outputs])])
+
+
+def to_json(sym):
+    """Return MXNet's JSON text for ``sym``."""
+    doc = _graph_doc(sym)
+    doc.append(('attrs', _graph_attrs()))
+    return _dump(doc, 0)
 
 
 class SymbolJSONError(MXNetError):
@@ -138,12 +154,33 @@ def _make_node(i, entry, built):
             _fail('%s is a variable but has %d inputs' % (where, len(inputs)))
         return Node(None, name, attrs, [])
     op = _make_op(op_name, attrs, where)
+    _attach_subgraphs(op, entry.get('subgraphs'), where)
     expected = len(op.list_arguments()) + len(op.list_auxiliary_states())
     if len(inputs) != expected:
         _fail('%s has %d inputs, but %s with these attributes takes %d (%s)'
               % (where, len(inputs), op_name, expected,
                  ', '.join(op.list_arguments() + op.list_auxiliary_states())))
     return Node(op, name, attrs, inputs)
+
+
+def _attach_subgraphs(op, docs, where):
+    """Give an operator that holds subgraphs (control flow) the node's "subgraphs"."""
+    takes = getattr(op, 'accepts_subgraphs', False)
+    if docs is None:
+        if takes:
+            _fail('%s: %s needs its %d subgraph(s) in "subgraphs"'
+                  % (where, op.op_name, op.subgraph_count))
+        return
+    if not takes:
+        _fail('%s: %s takes no "subgraphs"' % (where, op.op_name))
+    if not isinstance(docs, list):
+        _fail('%s: "subgraphs" must be a list, got %s' % (where, type(docs).__name__))
+    graphs = [_build_graph(_check_keys(doc, '%s subgraph %d' % (where, k)),
+                           '%s subgraph %d' % (where, k)) for k, doc in enumerate(docs)]
+    try:
+        op.subgraphs = graphs
+    except (MXNetError, TypeError) as err:
+        raise SymbolJSONError('Invalid symbol JSON: %s: %s' % (where, err)) from None
 
 
 def _make_op(op_name, attrs, where):
@@ -175,13 +212,18 @@ def _document(json_str):
         _fail('nested too deeply to be a symbol')
     except ValueError as err:
         _fail('could not be parsed: %s' % err)
+    return _check_keys(doc, 'the document')
+
+
+def _check_keys(doc, where):
+    """``doc`` if it is an object with the lists "nodes", "arg_nodes" and "heads"."""
     if not isinstance(doc, dict):
-        _fail('must be an object with "nodes", "arg_nodes" and "heads", got %s'
-              % type(doc).__name__)
+        _fail('%s must be an object with "nodes", "arg_nodes" and "heads", got %s'
+              % (where, type(doc).__name__))
     for key in ('nodes', 'arg_nodes', 'heads'):
         if not isinstance(doc.get(key), list):
-            _fail('"%s" must be a list, got %s' % (key, type(doc.get(key)).__name__
-                                                   if key in doc else 'nothing'))
+            _fail('%s: "%s" must be a list, got %s' % (where, key, type(doc.get(key)).__name__
+                                                       if key in doc else 'nothing'))
     return doc
 
 
@@ -219,20 +261,30 @@ def load_json(json_str):
     -------
     Symbol
     """
-    doc = _document(json_str)
+    return _build_graph(_document(json_str), None)
+
+
+def _build_graph(doc, where):
+    """The Symbol of a checked graph document (``where``: which subgraph, None for the whole)."""
     built = []
+    prefix = '' if where is None else where + ': '
     try:
         for i, entry in enumerate(doc['nodes']):
             built.append(_make_node(i, entry, built))
         _check_arg_nodes(doc, built)
         heads = [_entry(built, h, 'head %d' % k) for k, h in enumerate(doc['heads'])]
+    except SymbolJSONError as err:
+        if where is None:
+            raise
+        raise SymbolJSONError(str(err).replace('Invalid symbol JSON: ', 'Invalid symbol JSON: '
+                                               + prefix, 1)) from None
     except MXNetError:
         raise
     except Exception as err:  # pylint: disable=broad-except
-        raise SymbolJSONError('Invalid symbol JSON: node %d: %s: %s'
-                         % (len(built), type(err).__name__, err)) from None
+        raise SymbolJSONError('Invalid symbol JSON: %snode %d: %s: %s'
+                              % (prefix, len(built), type(err).__name__, err)) from None
     if not heads:
-        _fail('"heads" is empty: the symbol has no outputs')
+        _fail('%s"heads" is empty: the symbol has no outputs' % prefix)
     _check_names(topo_order([n for n, _ in heads]))
     return Symbol(heads)
 

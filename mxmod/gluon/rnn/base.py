@@ -6,6 +6,7 @@ from ...base import string_types
 from ...ndarray import NDArray
 from ...symbol import Symbol
 from ..block import Block
+from ..hybrid_block import HybridBlock
 from ..parameter import symbolic_only_error
 
 __all__ = ['RecurrentCell', 'HybridRecurrentCell']
@@ -247,29 +248,31 @@ class RecurrentCell(Block):
         return super().forward(inputs, states)
 
 
-class HybridRecurrentCell(RecurrentCell):
-    """A recurrent cell whose step is ``hybrid_forward(F, inputs, states, **params)`` with
-    ``F = mx.sym`` and each registered Parameter passed as its variable; the step's symbols are
-    named inside the cell's name scope (``<prefix>t<step>_...``)."""
+class HybridRecurrentCell(RecurrentCell, HybridBlock):
+    """A recurrent cell whose step is ``hybrid_forward(F, inputs, states, **params)``, a
+    HybridBlock: on Symbols (``F = mx.sym``, each registered Parameter passed as its variable)
+    the step's symbols are named inside the cell's name scope (``<prefix>t<step>_...``); on
+    NDArrays (``F = mx.nd``, the Parameters' values) one step is computed, as in the body of
+    ``mx.nd.contrib.foreach``; as the child of a hybridized block it joins that block's graph.
+    Unrolling and begin states stay symbolic."""
 
     def forward(self, inputs, states):
-        """One time step through ``hybrid_forward`` on Symbols.
+        """One time step through ``hybrid_forward``.
 
         Parameters
         ----------
-        inputs : Symbol
-        states : list of Symbol
+        inputs : Symbol or NDArray
+        states : list of Symbol or of NDArray
 
         Returns
         -------
-        output : Symbol
-        states : list of Symbol
+        output : Symbol or NDArray
+        states : list of Symbol or of NDArray
         """
-        _check_symbolic(type(self).__name__, [inputs, states])
+        if not _contains([inputs, states], NDArray):
+            _check_symbolic(type(self).__name__, [inputs, states])
         self._counter += 1
-        params = {name: param.var() for name, param in self._reg_params.items()}
-        with self.name_scope():
-            return self.hybrid_forward(symbol, inputs, states, **params)
+        return HybridBlock.forward(self, inputs, states)
 
     def hybrid_forward(self, F, inputs, states, **kwargs):  # pylint: disable=invalid-name
         """The symbols of one step; defined by subclasses."""
