@@ -5,8 +5,9 @@ kernels apply the relu mask, recomputed from the BatchNorm's input (ops/bn_relu_
 Results are bit-identical to the separate operators'; a relu pass over memory is saved in
 forward and in backward.
 
-The pairs are found at bind time (float32 data and parameters on the CPU, compiled kernels in
-use, neither step mirrored, the BatchNorm output no graph output) and switched on per forward:
+The pairs are found at bind time (float32 data of at most 5 axes and parameters on the CPU,
+where relu gives 0 for NaN as the fused kernels do; compiled kernels in use, neither step
+mirrored, the BatchNorm output no graph output) and switched on per forward:
 training passes without a monitor or the symbolic profiler (both report every operator's own
 output). ``MXMOD_FUSE_BN_RELU=0`` turns it off."""
 import os
@@ -51,6 +52,7 @@ def _pairs(exe):
         octx, actx = exe._octx[step.index], exe._octx[act.index]
         shape = exe._shapes[out]
         if (octx.xp is not np or octx.ctx != actx.ctx or shape is None or 0 in shape
+                or len(shape) > 5       # the relu keeps NaN there (ops.nn.mkldnn_like)
                 or not _float32(exe._dtypes[out]) or not _float32(exe._dtypes[step.inputs[1]])):
             continue
         found.append((step.index, act.index))

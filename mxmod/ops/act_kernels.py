@@ -10,11 +10,13 @@ _OPTS = dict(cache=True, boundscheck=False, nogil=True)
 
 @njit(**_OPTS)
 def relu_grad(y, dy, dx):
-    """dx = dy * (y > 0) (a NaN in dy stays NaN, as in the product)."""
+    """dx = dy * (y > 0), NaN where y is NaN (as MXNet's own relu gradient; a NaN in dy stays
+    NaN, as in the product)."""
     one = y.dtype.type(1)
     zero = y.dtype.type(0)
     for i in range(y.size):
-        dx[i] = dy[i] * (one if y[i] > zero else zero)
+        v = y[i]
+        dx[i] = dy[i] * (one if v > zero else (v if v != v else zero))
 
 
 @njit(**_OPTS)

@@ -107,7 +107,8 @@ class Where(Operator):
 
 @register
 class Clip(Operator):
-    """Limit values to [a_min, a_max]; the gradient passes where a_min <= x <= a_max."""
+    """Limit values to [a_min, a_max]; the gradient passes except where x < a_min or x > a_max
+    (so it passes at NaN, as in MXNet)."""
     op_name = 'clip'
     params = {'a_min': Param('float'), 'a_max': Param('float')}
     mirror_cheap = True
@@ -119,7 +120,7 @@ class Clip(Operator):
         return [octx.xp.minimum(octx.xp.maximum(x, lo), hi)]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
-        x = inputs[0]
-        inside = (x >= self.p.a_min) & (x <= self.p.a_max)
-        return [out_grads[0] * inside]
+        x, dy = inputs[0], out_grads[0]
+        outside = (x < self.p.a_min) | (x > self.p.a_max)
+        return [octx.xp.where(outside, dy.dtype.type(0), dy)]
 

@@ -159,8 +159,25 @@ def _softrelu(xp, x):
     return xp.where(x > 20, x, xp.log1p(xp.exp(xp.minimum(x, 20))))
 
 
+def mkldnn_like(xp, x):
+    """Whether MXNet's CPU build runs this activation with MKL-DNN's kernel (float32 data of 1 to
+    5 axes): relu then gives 0 for NaN, and leaky/elu's gradient is 1 there; its own kernels,
+    used otherwise, keep NaN (relu's gradient is NaN there, leaky's the slope)."""
+    return xp is np and x.dtype == F32 and 1 <= x.ndim <= 5
+
+
+def _relu(xp, x, out=None):
+    fn = xp.fmax if mkldnn_like(xp, x) else xp.maximum      # fmax(NaN, 0) is 0
+    return fn(x, 0) if out is None else fn(x, 0, out=out)
+
+
+def _relu_grad(xp, x, y, dy):
+    # y is >= 0 or NaN: sign(y) is relu's derivative with NaN kept (y has none in MKL-DNN's case)
+    return dy * (y > 0) if mkldnn_like(xp, y) else dy * xp.sign(y)
+
+
 _ACT = {
-    'relu': (lambda xp, x: xp.maximum(x, 0), lambda xp, x, y, dy: dy * (y > 0)),
+    'relu': (_relu, _relu_grad),
     'sigmoid': (_sigmoid, lambda xp, x, y, dy: dy * y * (1 - y)),
     'tanh': (lambda xp, x: xp.tanh(x), lambda xp, x, y, dy: dy * (1 - y * y)),
     'softrelu': (_softrelu, lambda xp, x, y, dy: dy * -xp.expm1(-y)),
@@ -177,14 +194,17 @@ def _sigmoid_into(xp, x, out):
 
 
 # activations computed straight into a preallocated output (which may be the input's memory)
-_ACT_INTO = {'relu': lambda xp, x, out: xp.maximum(x, 0, out=out),
+_ACT_INTO = {'relu': _relu,
              'tanh': lambda xp, x, out: xp.tanh(x, out=out),
              'sigmoid': _sigmoid_into}
 
 
 @register
 class Activation(Operator):
-    """Elementwise activation: relu, sigmoid, tanh, softrelu (log(1 + e^x)) or softsign."""
+    """Elementwise activation: relu, sigmoid, tanh, softrelu (log(1 + e^x)) or softsign.
+
+    relu of NaN follows MXNet's CPU build: 0 for float32 data of 1 to 5 axes (MKL-DNN), NaN
+    otherwise (see :func:`mkldnn_like`); ``mx.nd.relu`` keeps NaN always."""
     op_name = 'Activation'
     params = {'act_type': Param('str', choices=tuple(_ACT))}
     mirror_cheap = True
@@ -313,9 +333,13 @@ class LeakyReLU(Operator):
             return [dx.astype(x.dtype, copy=False), dg.astype(gamma.dtype, copy=False)]
         if kind == 'rrelu':
             return [dy * xp.where(y > 0, 1, outputs[1])]
-        if kind == 'leaky':
+        if kind == 'leaky':     # at NaN: 1 with MKL-DNN, the slope with MXNet's own kernel
+            if mkldnn_like(xp, x):
+                return [dy * xp.where(y <= 0, _scalar(x, self.p.slope), 1)]
             return [dy * xp.where(y > 0, 1, _scalar(x, self.p.slope))]
-        if kind == 'elu':
+        if kind == 'elu':       # at NaN: 1 with MKL-DNN, NaN with MXNet's own kernel
+            if mkldnn_like(xp, x):
+                return [dy * xp.where(x <= 0, y + _scalar(x, self.p.slope), 1)]
             return [dy * xp.where(x > 0, 1, y + _scalar(x, self.p.slope))]
         if kind == 'selu':
             # MXNet 1.9.1 uses lambda * (alpha + y) for x <= 0 (the exact value is y + lambda * alpha)

@@ -124,10 +124,10 @@ class BatchNorm(Operator):
                                                  out, relu))
             out, mean, invstd = bn_math.train_forward(xp, x, gamma, beta, self.p.eps,
                                                       self._axis(x.ndim))
-            return [xp.maximum(out, 0, out=out) if relu else out, mean, invstd]
-        if relu:
+            return [xp.fmax(out, 0, out=out) if relu else out, mean, invstd]
+        if relu:    # fused with a float32 relu: NaN gives 0 (nn.mkldnn_like)
             outs = self._plain_forward(octx, x, gamma, beta, aux)
-            return [xp.maximum(outs[0], 0, out=outs[0])] + outs[1:]
+            return [xp.fmax(outs[0], 0, out=outs[0])] + outs[1:]
         return self._plain_forward(octx, x, gamma, beta, aux)
 
     def _plain_forward(self, octx, x, gamma, beta, aux):

@@ -13,7 +13,7 @@ class _Vanilla(object):
 
     def forward(self, xp, gx, h_prev, c_prev, w):
         pre = gx + h_prev @ w.wh.T + w.bh
-        h = xp.maximum(pre, 0) if self.relu else xp.tanh(pre)
+        h = xp.fmax(pre, 0) if self.relu else xp.tanh(pre)    # NaN gives 0, as in MXNet
         return h, None, h
 
     def backward(self, xp, cache, w, dh, dc):

@@ -101,14 +101,16 @@ def test_integer_products_keep_their_dtype():
 
 
 def test_relu_gradient_keeps_nan_activation_does_not():
-    # MXNet 1.9.1 printed: relu's gradient [[nan, 1], [1, 0]], Activation(relu)'s [[0, 1], [1, 0]]
+    # MXNet 1.9.1 printed: relu's output [[nan, 1], [2, 0]], gradient [[nan, 1], [1, 0]];
+    # Activation(relu)'s (float32, MKL-DNN) output [[0, 1], [2, 0]], gradient [[0, 1], [1, 0]]
     x = np.array([[np.nan, 1.], [2., -1.]], dtype=np.float32)
-    for op, expected in ((mx.nd.relu, [[np.nan, 1], [1, 0]]),
-                         (lambda d: mx.nd.Activation(d, act_type='relu'), [[0, 1], [1, 0]])):
+    for op, forward, expected in (
+            (mx.nd.relu, [[np.nan, 1], [2, 0]], [[np.nan, 1], [1, 0]]),
+            (lambda d: mx.nd.Activation(d, act_type='relu'), [[0, 1], [2, 0]], [[0, 1], [1, 0]])):
         data = mx.nd.array(x)
         data.attach_grad()
         with mx.autograd.record():
             out = op(data)
         out.backward()
-        np.testing.assert_array_equal(out.asnumpy(), [[np.nan, 1], [2, 0]])
+        np.testing.assert_array_equal(out.asnumpy(), forward)
         np.testing.assert_array_equal(data.grad.asnumpy(), np.array(expected, dtype=np.float32))
