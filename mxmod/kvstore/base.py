@@ -65,8 +65,12 @@ class KVStoreBase(object):
         """Compress pushed gradients, e.g. ``{'type': '2bit', 'threshold': 0.5}``."""
         raise NotImplementedError('%s does not support gradient compression' % type(self).__name__)
 
-    def is_capable(self, capability):
-        """Whether the store supports ``capability`` (only ``'optimizer'`` is defined)."""
+    @staticmethod
+    def is_capable(capability):
+        """Whether the store supports ``capability`` (only ``'optimizer'`` is defined).
+
+        A static method, so that the class itself answers (``type(kv).is_capable('optimizer')``);
+        a subclass may override it with a static or an instance method."""
         raise NotImplementedError()
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
@@ -228,7 +232,8 @@ class TestStore(KVStoreBase):
             total += val.as_in_context(ctx)
         self.broadcast(key, total, list(value) if out is None else out)
 
-    def is_capable(self, capability):
+    @staticmethod
+    def is_capable(capability):
         """Only ``'optimizer'`` is known, and this store does not have it."""
         if capability.lower() == KVStoreBase.OPTIMIZER:
             return False

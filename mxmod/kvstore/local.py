@@ -59,8 +59,10 @@ class KVStore(KVStoreBase):
         """Number of workers (always 1 in one process)."""
         return 1
 
-    def is_capable(self, capability):
-        """Whether the store supports ``capability``; it can run an optimizer."""
+    @staticmethod
+    def is_capable(capability):
+        """Whether the store supports ``capability``; it can run an optimizer (a static method,
+        as the base class's: the answer is the same for every store of the class)."""
         if capability.lower() == KVStoreBase.OPTIMIZER:
             return True
         raise ValueError('Unknown capability: %s' % capability)
