@@ -1,12 +1,16 @@
 """Binding: from a Symbol and shapes/arrays to an Executor (bind, simple_bind, reshape)."""
+import contextlib
+import gc
+
 import numpy as np
 
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray.ndarray import NDArray, from_xp, zeros as nd_zeros
 from ..ops.base import unknown
-from ..symbol.infer import infer_shapes, infer_types
+from ..symbol.infer import seed_shapes, seed_types, solve
 from ..sparse_storage import STYPES
+from ..symbol.graph import aux_variable_ids
 from . import storage
 from .cse import eliminate_common_expr, enabled as cse_enabled
 from .executor import Executor
@@ -33,26 +37,53 @@ def _grad_reqs(grad_req, names):
     return ['write' if r == 'inplace' else r for r in reqs]
 
 
+@contextlib.contextmanager
+def paused_gc():
+    """Python's cyclic garbage collector off for the duration (binding makes tens of thousands
+    of long-lived objects; collecting while they are made costs a large part of the bind and
+    finds nothing). Nested uses leave it to the outermost to switch it back on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def optimized_plan(sym):
     """The graph to execute (common subexpressions merged unless disabled) and its Plan."""
-    plan = Plan(sym)
     if cse_enabled():
         opt = eliminate_common_expr(sym)
-        opt_plan = Plan(opt)
-        if opt_plan.arg_names == plan.arg_names and opt_plan.aux_names == plan.aux_names:
-            return opt, opt_plan
-    return sym, plan
+        if opt is not sym:
+            opt_plan = Plan(opt)
+            if (opt_plan.arg_names, opt_plan.aux_names) == _variable_names(sym):
+                return opt, opt_plan
+    return sym, Plan(sym)
 
 
-def _slot_info(plan, sym, shape_known, type_known):
-    shapes = infer_shapes(sym, shape_known, partial=True)
-    types = infer_types(sym, type_known)
-    slot_shapes = [None] * plan.slots
-    slot_types = [None] * plan.slots
-    for (node_id, idx), slot in plan.slot_of.items():
-        slot_shapes[slot] = shapes.get((node_id, idx))
-        slot_types[slot] = types.get((node_id, idx))
-    return slot_shapes, slot_types
+def _variable_names(sym):
+    """(argument names, auxiliary state names) of ``sym``, as its Plan lists them."""
+    order = sym._topo()
+    aux = aux_variable_ids(order)
+    variables = [node for node in order if node.op is None]
+    return ([n.name for n in variables if id(n) not in aux],
+            [n.name for n in variables if id(n) in aux])
+
+
+def _slot_info(plan, shape_known, type_known):
+    """Inferred shape and dtype of every slot of ``plan`` (None where unknown)."""
+    return _slot_shapes(plan, shape_known), _slot_types(plan, type_known)
+
+
+def _slot_shapes(plan, known):
+    graph = plan.inference_graph()
+    return solve(graph, seed_shapes(graph, known), 'shape')
+
+
+def _slot_types(plan, known):
+    graph = plan.inference_graph()
+    return solve(graph, seed_types(graph, known), 'type')
 
 
 def _arg_ctx(plan, sym, ctx, group2ctx, names):
@@ -69,22 +100,30 @@ def simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shar
                 shared_buffer, shapes, stype_dict=None):
     """Infer shapes, types and storage types, allocate arrays and bind (see
     Symbol.simple_bind)."""
+    with paused_gc():
+        return _simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names,
+                            shared_exec, shared_buffer, shapes, stype_dict)
+
+
+def _simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec,
+                 shared_buffer, shapes, stype_dict):
     if not isinstance(ctx, Context):
         raise TypeError('simple_bind: ctx must be a Context (for example mx.cpu() or mx.gpu(0)), '
                         'got %r (%s)' % (ctx, type(ctx).__name__))
     opt, plan = optimized_plan(sym)
     type_dict = dict(type_dict or {})
-    slot_shapes, slot_types = _slot_info(plan, opt, shapes, type_dict)
+    slot_shapes, slot_types = _slot_info(plan, shapes, type_dict)
     missing = [n for n, s in zip(plan.arg_names + plan.aux_names, _var_shapes(plan, slot_shapes))
                if unknown(s)]
     if missing:
         raise MXNetError('simple_bind: cannot infer the shapes of %s from the given shapes %s; '
                          'give them as keyword arguments' % (missing, shapes))
-    for slot in plan.arg_slots + plan.aux_slots:
-        if slot_types[slot] is None:
-            slot_types[slot] = 'float32'
-    slot_shapes, slot_types = _slot_info(plan, opt, _named(plan, slot_shapes),
-                                         _named(plan, slot_types))
+    if any(slot_types[slot] is None for slot in plan.arg_slots + plan.aux_slots):
+        # variables of no known dtype are float32: infer again from that
+        for slot in plan.arg_slots + plan.aux_slots:
+            if slot_types[slot] is None:
+                slot_types[slot] = 'float32'
+        slot_types = _slot_types(plan, _named(plan, slot_types))
     reqs = _grad_reqs(grad_req, plan.arg_names)
     group2ctx = group2ctx or {}
     arg_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.arg_names)
@@ -164,7 +203,7 @@ def _bind_stypes(plan, sym, stype_dict, reqs):
         if stype not in STYPES:
             raise ValueError('%r is not a storage type (%s) in stype_dict[%r]'
                              % (stype, ', '.join(STYPES), name))
-    stypes = storage.slot_stypes(plan, sym, dict(stype_dict or {}))
+    stypes = storage.slot_stypes(plan, dict(stype_dict or {}))
     grad_slots = {slot for slot, req in zip(plan.arg_slots, reqs) if req != 'null'}
     grads, _ = storage.gradient_stypes(plan, stypes, plan.mark_gradients(grad_slots))
     return stypes, grads
@@ -216,6 +255,11 @@ def _from_buffer(shared_buffer, name, shape, dtype, ctx):
 
 def bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec):
     """Bind given arrays (see Symbol.bind)."""
+    with paused_gc():
+        return _bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx)
+
+
+def _bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx):
     if not isinstance(ctx, Context):
         raise TypeError('bind: ctx must be a Context (for example mx.cpu() or mx.gpu(0)), got %r '
                         '(%s)' % (ctx, type(ctx).__name__))
@@ -228,7 +272,7 @@ def bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec
     known_shapes = {n: a.shape for n, a in zip(plan.arg_names + plan.aux_names, arg_list + aux_list)}
     known_types = {n: np.dtype(a.dtype).name for n, a in zip(plan.arg_names + plan.aux_names,
                                                               arg_list + aux_list)}
-    slot_shapes, slot_types = _slot_info(plan, opt, known_shapes, known_types)
+    slot_shapes, slot_types = _slot_info(plan, known_shapes, known_types)
     return Executor(sym, ctx, plan, (arg_list, grad_list, aux_list, slot_shapes, slot_types), reqs,
                     group2ctx, optimized=opt)
 
@@ -258,7 +302,7 @@ def reshape(exe, partial_shaping, allow_up_sizing, shapes):
     """A new executor with new argument shapes sharing ``exe``'s memory (see Executor.reshape)."""
     sym, plan, opt = exe._symbol, exe._plan, exe._optimized
     new_plan = Plan(opt)
-    slot_shapes, slot_types = _slot_info(new_plan, opt, shapes,
+    slot_shapes, slot_types = _slot_info(new_plan, shapes,
                                          {n: np.dtype(a.dtype).name for n, a in exe.arg_dict.items()})
     args, grads, auxs = [], [], []
     for name, slot, arr, garr in zip(plan.arg_names, new_plan.arg_slots, exe.arg_arrays, exe.grad_arrays):

@@ -2,7 +2,7 @@
 the same deterministic operator with the same attributes to the same inputs are merged."""
 import os
 
-from ..symbol.graph import Node, topo_order
+from ..symbol.graph import Node
 from ..symbol.symbol import Symbol
 from ..ops.base import get_op
 
@@ -24,25 +24,27 @@ def _mergeable(node):
 
 
 def eliminate_common_expr(sym):
-    """Return a Symbol equivalent to ``sym`` with duplicate computations merged. Heads that end up
-    on one value get an identity copy each, so outputs stay distinct arrays."""
+    """Return a Symbol equivalent to ``sym`` with duplicate computations merged, or ``sym``
+    itself when nothing merges. Heads that end up on one value get an identity copy each, so
+    outputs stay distinct arrays. Nodes whose inputs are unchanged are shared with ``sym``."""
     mapping, seen = {}, {}
-    for node in topo_order(sym._heads()):
+    for node in sym._topo():
         if node.op is None:
             mapping[id(node)] = node
             continue
         inputs = [(mapping[id(src)], idx) for src, idx in node.inputs]
-        key = None
-        if _mergeable(node):
-            key = (node.op.op_name, tuple(sorted(node.attrs.items())),
-                   tuple((id(src), idx) for src, idx in inputs))
-            if key in seen:
-                mapping[id(node)] = seen[key]
-                continue
-        new = Node(node.op, node.name, dict(node.attrs), inputs)
+        mergeable = _mergeable(node)
+        same = _same_computation(node, inputs, seen) if mergeable else None
+        if same is not None:
+            mapping[id(node)] = same
+            continue
+        if all(new is src for (new, _), (src, _) in zip(inputs, node.inputs)):
+            new = node
+        else:
+            new = Node(node.op, node.name, dict(node.attrs), inputs)
         mapping[id(node)] = new
-        if key is not None:
-            seen[key] = new
+        if mergeable:
+            seen[_input_key(node, inputs)].append([None, new])
     outs, used = [], set()
     for node, idx in sym._outputs:
         entry = (mapping[id(node)], idx)
@@ -52,4 +54,28 @@ def eliminate_common_expr(sym):
             entry = (copy, 0)
         used.add(key)
         outs.append(entry)
-    return Symbol(outs)
+    if all(new == old for new, old in zip(outs, sym._outputs)):
+        return sym
+    opt = Symbol.__new__(Symbol)    # same variables as ``sym``: no name check needed
+    opt._outputs = outs
+    return opt
+
+
+def _input_key(node, inputs):
+    return (node.op.op_name, tuple((id(src), idx) for src, idx in inputs))
+
+
+def _same_computation(node, inputs, seen):
+    """An earlier node applying ``node``'s operator with the same attributes to ``inputs``, or
+    None. ``seen`` holds, per operator name and inputs, [attribute key, node] pairs (the key
+    made when first compared)."""
+    candidates = seen.setdefault(_input_key(node, inputs), [])
+    if not candidates:
+        return None
+    mine = tuple(sorted(node.attrs.items()))
+    for candidate in candidates:
+        if candidate[0] is None:
+            candidate[0] = tuple(sorted(candidate[1].attrs.items()))
+        if candidate[0] == mine:
+            return candidate[1]
+    return None

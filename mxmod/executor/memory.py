@@ -20,16 +20,80 @@ def simulate(plan, backward_steps, kept, nbytes, grad_slots):
         Argument slots whose gradients are requested.
     """
     persistent = set(plan.arg_slots) | set(plan.aux_slots)
-    live = set(persistent)
     size = lambda slots: sum(nbytes[s] for s in slots)  # noqa: E731
     grad_arrays = size(grad_slots)
-    fwd_peak = size(live) + grad_arrays
+    fwd_peak = _forward_peak(plan, persistent, nbytes) + grad_arrays
+    bwd_peak = None
+    if not any(step.mirror for step in plan.steps):
+        bwd_peak = _backward_peak_kept(plan, backward_steps, kept, nbytes, grad_slots)
+    if bwd_peak is None:
+        bwd_peak = _backward_peak(plan, backward_steps, kept, nbytes, grad_slots)
+    bwd_peak += grad_arrays
+    naive = sum(nbytes) + grad_arrays + sum(nbytes[s] for s in range(len(nbytes))
+                                            if s not in persistent)
+    planned = max(fwd_peak, bwd_peak)
+    return {'naive': naive, 'forward_peak': fwd_peak, 'backward_peak': bwd_peak,
+            'planned': planned, 'internal': planned - size(persistent) - grad_arrays}
+
+
+def _forward_peak(plan, persistent, nbytes):
+    """Peak bytes of the values alive during forward (gradient arrays not included)."""
+    live = set(persistent)
+    total = sum(nbytes[s] for s in live)
+    peak = total
     for step in plan.steps:
-        live.update(step.outputs)
-        fwd_peak = max(fwd_peak, size(live) + grad_arrays)
-        live.difference_update(step.free_after)
+        for s in step.outputs:
+            if s not in live:
+                live.add(s)
+                total += nbytes[s]
+        peak = max(peak, total)
+        for s in step.free_after:
+            if s in live:
+                live.remove(s)
+                total -= nbytes[s]
+    return peak
+
+
+def _backward_peak_kept(plan, backward_steps, kept, nbytes, grad_slots):
+    """Peak bytes during backward (gradient arrays not included) when every value backward reads
+    was kept (no mirroring): a value is dropped after the last backward step reading it. None
+    when some read value was not kept (then :func:`_backward_peak` recomputes it)."""
+    last_read = {}
+    for k, step in enumerate(backward_steps):
+        for s in plan._backward_reads(step):
+            last_read[s] = k
+    always = set(plan.arg_slots) | set(plan.aux_slots) | set(plan.head_slots)
+    live = set(kept) | always
+    total = sum(nbytes[s] for s in live)
+    drop = [[] for _ in backward_steps]
+    for s in live - always:
+        if backward_steps:
+            drop[max(last_read.get(s, -1), 0)].append(s)
+    peak, grads, grad_bytes = total, set(), 0
+    for k, step in enumerate(backward_steps):
+        if any(s not in live for s in plan._backward_reads(step)):
+            return None
+        for s in step.inputs:
+            if s not in grads:
+                grads.add(s)
+                grad_bytes += 0 if s in grad_slots else nbytes[s]
+        peak = max(peak, total + grad_bytes)
+        for s in step.outputs:
+            if s in grads and s not in grad_slots:
+                grads.remove(s)
+                grad_bytes -= nbytes[s]
+        for s in drop[k]:
+            live.remove(s)
+            total -= nbytes[s]
+    return peak
+
+
+def _backward_peak(plan, backward_steps, kept, nbytes, grad_slots):
+    """Peak bytes during backward (gradient arrays not included), recomputing mirrored values."""
+    persistent = set(plan.arg_slots) | set(plan.aux_slots)
+    size = lambda slots: sum(nbytes[s] for s in slots)  # noqa: E731
     live = set(kept) | persistent | set(plan.head_slots)
-    bwd_peak = size(live) + grad_arrays
+    bwd_peak = size(live)
     grads = set()
     remaining = _remaining_reads(plan, backward_steps)
     for k, step in enumerate(backward_steps):
@@ -38,15 +102,11 @@ def simulate(plan, backward_steps, kept, nbytes, grad_slots):
         for s in recomputed:
             live.update(_recompute_chain(plan, s, live))
         grads.update(step.inputs)
-        bwd_peak = max(bwd_peak, size(live) + size(grads - grad_slots) + grad_arrays)
+        bwd_peak = max(bwd_peak, size(live) + size(grads - grad_slots))
         grads.difference_update(set(step.outputs) - grad_slots)
         later = remaining[k + 1] if k + 1 < len(remaining) else set()
         live = {s for s in live if s in persistent or s in later or s in plan.head_slots}
-    naive = sum(nbytes) + grad_arrays + sum(nbytes[s] for s in range(len(nbytes))
-                                            if s not in persistent)
-    planned = max(fwd_peak, bwd_peak)
-    return {'naive': naive, 'forward_peak': fwd_peak, 'backward_peak': bwd_peak,
-            'planned': planned, 'internal': planned - size(persistent) - grad_arrays}
+    return bwd_peak
 
 
 def _remaining_reads(plan, backward_steps):

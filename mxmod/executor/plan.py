@@ -1,13 +1,15 @@
 """The execution plan: a symbol's graph flattened at bind time into forward steps with resolved
 entry slots, the backward steps that the requested gradients need, value lifetimes (what is kept for
 backward, what is freed, what is recomputed under mirroring) and the planned memory."""
+import math
 import os
 
 import numpy as np
 
 from ..base import MXNetError
 
-from ..symbol.graph import topo_order, aux_variable_ids
+from ..symbol.graph import aux_variable_ids
+from ..symbol.infer import InferenceGraph
 
 
 class Step(object):
@@ -61,37 +63,49 @@ class Plan(object):
     """
 
     def __init__(self, sym):
-        order = topo_order(sym._heads())
+        order = sym._topo()
         aux_ids = aux_variable_ids(order)
-        self.slot_of = {}
+        self.slot_of = slot_of = {}
         self.arg_slots, self.aux_slots, self.arg_names, self.aux_names = [], [], [], []
+        self.variables = []         # (node, slot) of every variable, in graph order
         self.steps = []
         self.producer = {}
         count = 0
         for node in order:
-            for i in range(node.num_outputs()):
-                self.slot_of[(id(node), i)] = count
-                count += 1
-            base = self.slot_of[(id(node), 0)]
-            if node.op is None:
+            op = node.op
+            if op is None:
+                slot_of[(id(node), 0)] = count
+                self.variables.append((node, count))
                 if id(node) in aux_ids:
-                    self.aux_slots.append(base)
+                    self.aux_slots.append(count)
                     self.aux_names.append(node.name)
                 else:
-                    self.arg_slots.append(base)
+                    self.arg_slots.append(count)
                     self.arg_names.append(node.name)
-            else:
-                step = Step(node, len(self.steps))
-                nargs = len(node.op.list_arguments())
-                ins = [self.slot_of[(id(s), i)] for s, i in node.inputs]
-                step.inputs, step.aux = ins[:nargs], ins[nargs:]
-                step.outputs = [base + i for i in range(node.num_outputs())]
-                for s in step.outputs:
-                    self.producer[s] = step
-                self.steps.append(step)
+                count += 1
+                continue
+            step = Step(node, len(self.steps))
+            nargs = len(op.list_arguments())
+            ins = [slot_of[(id(s), i)] for s, i in node.inputs]
+            step.inputs, step.aux = ins[:nargs], ins[nargs:]
+            step.outputs = list(range(count, count + len(op.list_outputs())))
+            for i, s in enumerate(step.outputs):
+                slot_of[(id(node), i)] = s
+                self.producer[s] = step
+            count += len(step.outputs)
+            self.steps.append(step)
         self.slots = count
-        self.head_slots = [self.slot_of[(id(n), i)] for n, i in sym._outputs]
+        self._inference = None
+        self.head_slots = [slot_of[(id(n), i)] for n, i in sym._outputs]
         self.heads = list(sym._outputs)
+
+    def inference_graph(self):
+        """The graph laid out for shape/type inference, numbered as the slots are."""
+        if self._inference is None:
+            self._inference = InferenceGraph(
+                self.variables, [(s.node, s.inputs + s.aux, s.outputs) for s in self.steps],
+                self.slot_of)
+        return self._inference
 
     def mark_gradients(self, grad_slots):
         """Mark the steps on a path from a slot needing a gradient; returns them in reverse order."""
@@ -199,9 +213,12 @@ class Plan(object):
 def slot_bytes(shapes, dtypes):
     """Bytes of each slot from inferred shapes and dtypes (unknown -> 0)."""
     out = []
+    itemsize = {}
     for shape, dtype in zip(shapes, dtypes):
         if shape is None or dtype is None:
             out.append(0)
-        else:
-            out.append(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
+            continue
+        if dtype not in itemsize:
+            itemsize[dtype] = np.dtype(dtype).itemsize
+        out.append(math.prod(int(d) for d in shape) * itemsize[dtype])
     return out

@@ -1,28 +1,53 @@
 """Storage types in a bound executor: the storage type of every value and gradient, decided at
 bind time, and the steps that run sparse (or by dense fallback) because of them.
 
-Forward storage types come from :func:`mxmod.symbol.infer.infer_storage_types`; gradient storage
+Forward storage types come from each operator's storage rule run over the plan's steps (as
+:func:`mxmod.symbol.infer.infer_storage_types` runs them over a symbol); gradient storage
 types from each operator's backward storage rule, run over the gradient steps in reverse (several
 contributions to one gradient add up to row_sparse only when all of them are row_sparse, as
 MXNet's gradient aggregation does). Only steps touching a sparse value get the dispatching
 forward/backward; every other step keeps the operator's own functions, so dense graphs run
 exactly as before."""
+from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse_ndarray import wrap_storage
-from ..ops.sparse_registry import DENSE, plan_backward, plan_forward, run_backward, run_forward
+from ..ops.sparse_registry import (DENSE, plan_backward, plan_forward, rule_of, run_backward,
+                                  run_forward)
 from ..sparse_storage import empty_storage, is_sparse, stype_of, to_dense, to_stype
-from ..symbol.infer import infer_storage_types
+from ..symbol.infer import variable_stype
 
 __all__ = ['slot_stypes', 'gradient_stypes', 'install', 'empty_like_slot', 'write_grad']
 
 
-def slot_stypes(plan, sym, known):
+def slot_stypes(plan, known):
     """Storage type of every slot of ``plan`` (``known``: variable name -> stype)."""
-    table, _ = infer_storage_types(sym, known)
-    out = ['default'] * plan.slots
-    for (node_id, idx), slot in plan.slot_of.items():
-        out[slot] = table.get((node_id, idx), 'default')
-    return out
+    return forward_stypes(plan, known)[0]
+
+
+def forward_stypes(plan, known):
+    """``(stype of every slot, dispatch mode of every step)`` of ``plan``: MXNet's storage-type
+    inference, forward, from the variables' storage types (``known``: variable name -> stype,
+    else the variable's own, else 'default')."""
+    stypes = ['default'] * plan.slots
+    for node, slot in plan.variables:
+        stypes[slot] = variable_stype(node, known)
+    modes = [DENSE] * len(plan.steps)
+    for k, step in enumerate(plan.steps):
+        ins = [stypes[s] for s in step.inputs + step.aux]
+        if rule_of(step.op) is None and _dense(ins):
+            continue        # dense outputs, as plan_forward says of such a step
+        try:
+            outs, modes[k] = plan_forward(step.op, ins)
+        except MXNetError as err:
+            raise MXNetError('Error in operator %s (%s) with input storage types %s: %s'
+                             % (step.name, step.op.op_name, ins, err)) from None
+        for slot, stype in zip(step.outputs, outs):
+            stypes[slot] = stype
+    return stypes, modes
+
+
+def _dense(stypes):
+    return all(s == 'default' for s in stypes)
 
 
 def _merge(old, new):
@@ -39,7 +64,10 @@ def gradient_stypes(plan, stypes, backward_steps):
         ins = [stypes[s] for s in step.inputs + step.aux]
         outs = [stypes[s] for s in step.outputs]
         ograds = [grads.get(s, 'default') for s in step.outputs]
-        produced, mode = plan_backward(step.op, ins, outs, ograds)
+        if rule_of(step.op) is None and _dense(ins) and _dense(outs) and _dense(ograds):
+            produced, mode = ['default'] * len(step.op.list_arguments()), DENSE
+        else:
+            produced, mode = plan_backward(step.op, ins, outs, ograds)
         step_grads[step.index] = (ograds, produced, mode)
         for slot, stype in zip(step.inputs, produced):
             grads[slot] = _merge(grads.get(slot), stype)
@@ -54,14 +82,12 @@ def install(exe, known):
     """Decide the storage types of ``exe``'s values and gradients and give the steps that touch
     sparse values the dispatching functions. Returns True when the executor has any."""
     plan = exe._plan
-    stypes = slot_stypes(plan, exe._optimized, known)
+    stypes, modes = forward_stypes(plan, known)
     grads, step_grads = gradient_stypes(plan, stypes, exe._backward_steps)
     exe._stypes, exe._grad_stypes = stypes, grads
     exe._sparse_fwd, exe._sparse_bwd = {}, {}
-    for step in plan.steps:
-        ins = [stypes[s] for s in step.inputs + step.aux]
-        outs, mode = plan_forward(step.op, ins)
-        if mode != DENSE or _sparse_anywhere(outs):
+    for step, mode in zip(plan.steps, modes):
+        if mode != DENSE or _sparse_anywhere(stypes[s] for s in step.outputs):
             exe._sparse_fwd[step.index] = _forward_fn(step.op)
     for step in exe._backward_steps:
         ograds, produced, mode = step_grads[step.index]

@@ -6,6 +6,7 @@ import warnings
 from .. import context as ctx
 from ..argcheck import context_list
 from ..base import MXNetError
+from ..executor.bind import paused_gc
 from ..initializer import Uniform
 from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
@@ -194,13 +195,15 @@ class BucketingModule(BaseModule):
         self._require('switch_bucket', params=False)
         module = self._buckets.get(bucket_key)
         if module is None:
-            module = self._new_module(bucket_key)
-            self._bind_shared(module, data_shapes, label_shapes)
+            with paused_gc():
+                module = self._new_module(bucket_key)
+                self._bind_shared(module, data_shapes, label_shapes)
             if self._monitor is not None:
                 module.install_monitor(self._monitor)
             self._buckets[bucket_key] = module
         elif not module.binded:
-            self._bind_shared(module, data_shapes, label_shapes)
+            with paused_gc():
+                self._bind_shared(module, data_shapes, label_shapes)
         self._curr_module = module
         self._curr_bucket_key = bucket_key
 

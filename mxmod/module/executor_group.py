@@ -54,7 +54,11 @@ def _resolve_grad_req(grad_req, arg_names, param_names, data_names, fixed_param_
 
 
 def _exec_bytes(executor):
-    """Bytes reported by ``executor.debug_str()`` ("Total N MB allocated"), 0 if unknown."""
+    """Bytes reported by ``executor.debug_str()`` ("Total N MB allocated"), 0 if unknown (the
+    figure is read from the memory plan, without writing out the graph)."""
+    memory_plan = getattr(executor, 'memory_plan', None)
+    if memory_plan is not None:
+        return memory_plan()['internal'] >> 20
     debug_str = getattr(executor, 'debug_str', None)
     if debug_str is None:
         return 0

@@ -1,10 +1,10 @@
-"""Shape and type inference over a symbol's graph, iterated to a fixed point."""
+"""Shape and type inference over a symbol's graph: every operator's infer_shape / infer_type
+applied until nothing more is learnt (MXNet 1.x's partial shapes: 0 is an unknown dimension)."""
 import numpy as np
 
 from ..base import MXNetError
 from ..ops.base import attr_str, merge_shape
 from ..util import is_np_shape
-from .graph import topo_order
 
 _MAX_PASSES = 8
 
@@ -37,31 +37,44 @@ def to_user(shape):
     return () if shape is None else shape
 
 
-def infer_shapes(sym, known, partial):
-    """Infer shapes of every entry. ``known`` maps variable names to shapes.
+def infer_shapes(sym, known, partial, heads=None):
+    """Infer shapes of every entry. ``known`` maps variable names to shapes; ``heads`` (a
+    subgraph's, optional) gives known shapes of the outputs, one per output (None: unknown).
 
     Returns a dict entry-key -> shape (None for unknown)."""
-    order = topo_order(sym._heads())
-    shapes = {}
-    for node in order:
-        if node.op is None:
-            if node.name in known:
-                shape = _to_internal(known[node.name])
-            elif '__shape__' in node.attrs:
-                try:
-                    shape = _parse_shape_attr(node.attrs['__shape__'])
-                except Exception:  # pylint: disable=broad-except
-                    shape = False
-                if shape is not None and (not isinstance(shape, tuple) or not all(
-                        isinstance(d, int) for d in shape)):
-                    raise MXNetError('variable %r: its shape attribute %r is not a shape (a '
-                                     'tuple of ints such as (2, 3))'
-                                     % (node.name, node.attrs['__shape__']))
-            else:
-                shape = None
-            shapes[_entry_key(node, 0)] = shape
-    _fixed_point(order, shapes, 'shape', _merge_shape)
-    return shapes
+    graph = InferenceGraph.of_symbol(sym)
+    table = seed_shapes(graph, known)
+    for (node, idx), shape in zip(sym._outputs, heads or ()):
+        if shape is not None:
+            index = graph.slot_of[_entry_key(node, idx)]
+            table[index] = merge_shape(node.name, 'its output', table[index], _to_internal(shape))
+    solve(graph, table, 'shape')
+    return graph.as_dict(table, variables=True)
+
+
+def seed_shapes(graph, known):
+    """The table inference starts from: the shapes of the variables, from ``known`` (variable
+    name -> shape) or their ``__shape__`` attribute; None elsewhere."""
+    table = [None] * graph.size
+    for node, index in graph.variables:
+        if node.name in known:
+            table[index] = _to_internal(known[node.name])
+        elif '__shape__' in node.attrs:
+            table[index] = _variable_shape_attr(node)
+    return table
+
+
+def _variable_shape_attr(node):
+    try:
+        shape = _parse_shape_attr(node.attrs['__shape__'])
+    except Exception:  # pylint: disable=broad-except
+        shape = False
+    if shape is not None and (not isinstance(shape, tuple) or not all(
+            isinstance(d, int) for d in shape)):
+        raise MXNetError('variable %r: its shape attribute %r is not a shape (a '
+                         'tuple of ints such as (2, 3))'
+                         % (node.name, node.attrs['__shape__']))
+    return shape
 
 
 def _merge_shape(node, what, old, new):
@@ -73,8 +86,24 @@ def _merge_shape(node, what, old, new):
                          'inferred %s (%s)' % (node.name, what, old, new, err)) from None
 
 
+_DTYPE_NAMES = {}
+
+
+def _dtype_name(value):
+    """``np.dtype(value).name``, remembered for hashable values (inference asks it often)."""
+    try:
+        return _DTYPE_NAMES[value]
+    except (KeyError, TypeError):
+        name = np.dtype(value).name
+        try:
+            _DTYPE_NAMES[value] = name
+        except TypeError:
+            pass
+        return name
+
+
 def _merge_type(node, what, old, new):
-    new = np.dtype(new).name
+    new = _dtype_name(new)
     if old is not None and old != new:
         raise MXNetError('Error in operator %s (%s): type inconsistent for %s: it is %s, the '
                          'operator needs %s (MXNet does not cast: cast it with astype or give '
@@ -82,59 +111,165 @@ def _merge_type(node, what, old, new):
     return new
 
 
-def _fixed_point(order, table, kind, merge):
-    """Run every operator's infer_<kind> forwards and backwards until nothing changes."""
+def _shape_complete(shape):
+    return shape is not None and 0 not in shape
+
+
+def _type_complete(dtype):
+    return dtype is not None
+
+
+def _as_shape(value):
+    return tuple(map(int, value))
+
+
+# kind -> (operator method, merge, "fully known" test, the type of the values the table holds,
+# what merging a value into an unknown entry gives)
+_KINDS = {'shape': ('infer_shape', _merge_shape, _shape_complete, tuple, _as_shape),
+          'type': ('infer_type', _merge_type, _type_complete, str, _dtype_name)}
+
+
+class InferenceGraph(object):
+    """A graph laid out for inference: every entry (node output) is an index into a flat table,
+    every operator node a record of the indices it reads and writes.
+
+    Parameters
+    ----------
+    variables : list of (Node, int)
+        The variable nodes and their entries' indices.
+    operators : iterable of (Node, list of int, list of int)
+        The operator nodes in topological order with the indices of their inputs (in
+        ``node.inputs`` order) and of their outputs.
+    slot_of : dict
+        (id(node), output index) -> index, for every entry.
+    """
+
+    def __init__(self, variables, operators, slot_of):
+        self.variables = variables
+        self.slot_of = slot_of
+        self.size = len(slot_of)
+        # (node, op, input indices, output indices, both, names of both, names of the inputs)
+        self.records = []
+        self.users = [[] for _ in range(self.size)]     # records reading or writing an entry
+        for record, (node, ins, outs) in enumerate(operators):
+            op = node.op
+            in_names = op.list_arguments() + op.list_auxiliary_states()
+            touched = ins + outs
+            self.records.append((node, op, ins, outs, touched, in_names + op.list_outputs(),
+                                 in_names))
+            for index in set(touched):
+                self.users[index].append(record)
+
+    @classmethod
+    def of_symbol(cls, sym):
+        """The graph of ``sym``, its entries numbered in topological order."""
+        slot_of, variables, operators = {}, [], []
+        for node in sym._topo():
+            if node.op is None:
+                slot_of[(id(node), 0)] = len(slot_of)
+                variables.append((node, len(slot_of) - 1))
+                continue
+            ins = [slot_of[(id(src), idx)] for src, idx in node.inputs]
+            base = len(slot_of)
+            outs = list(range(base, base + len(node.op.list_outputs())))
+            for i in outs:
+                slot_of[(id(node), i - base)] = i
+            operators.append((node, ins, outs))
+        return cls(variables, operators, slot_of)
+
+    def as_dict(self, table, variables):
+        """The table as an entry-key dict: the entries that are known, and every variable's
+        when ``variables``."""
+        out = {}
+        for key, index in self.slot_of.items():
+            value = table[index]
+            if value is not None:
+                out[key] = value
+        if variables:
+            for node, index in self.variables:
+                out[(id(node), 0)] = table[index]
+        return out
+
+
+def solve(graph, table, kind):
+    """Complete ``table`` (a list indexed as ``graph`` numbers the entries; None = unknown) with
+    every operator's ``infer_<kind>`` (``kind`` is 'shape' or 'type'); returns ``table``.
+
+    The result is that of sweeping all operators forwards then backwards until a pair of sweeps
+    learns nothing (at most ``_MAX_PASSES`` pairs), as MXNet 1.x does, but a sweep visits only
+    the operators that can still learn something: those never visited, or with an entry changed
+    since their last visit (by themselves included) and an entry still not fully known. A graph
+    whose shapes follow from its inputs is done in one forward sweep; the backward sweep visits
+    only what is still underdetermined (e.g. weights inferred from a consumer)."""
+    how = _KINDS[kind] + (kind,)
+    complete = how[2]
+    records, users = graph.records, graph.users
+    count = len(records)
+    pending = [True] * count
     for _ in range(_MAX_PASSES):
         changed = False
-        for node in list(order) + list(reversed(order)):
-            if node.op is not None:
-                changed |= _infer_node(node, table, kind, merge)
-        if not changed:
+        for sweep in (range(count), range(count - 1, -1, -1)):
+            for r in sweep:
+                if pending[r]:
+                    pending[r] = False
+                    if _visit(records[r], table, how, users, pending):
+                        changed = True
+                    if all(complete(table[i]) for i in records[r][4]):
+                        pending[r] = False      # its entries cannot change any more
+        if not changed or True not in pending:
             break
+    return table
 
 
-def _infer_node(node, table, kind, merge):
-    """Apply one operator's inference to the table of entries; True when something was learnt."""
-    op = node.op
-    in_keys = [_entry_key(src, idx) for src, idx in node.inputs]
-    out_keys = [_entry_key(node, i) for i in range(len(op.list_outputs()))]
-    ins = [table.get(k) for k in in_keys]
-    outs = [table.get(k) for k in out_keys]
+def _visit(record, table, how, users, pending):
+    """One operator's inference applied to the table; True when something was learnt. The
+    operators reading or writing a changed entry are marked ``pending``."""
+    node, op, in_idx, out_idx, touched, names, in_names = record
+    attr, merge, _, stored, convert, kind = how
+    ins = [table[i] for i in in_idx]
+    outs = [table[i] for i in out_idx]
     try:
-        new_in, new_out = getattr(op, 'infer_' + kind)(list(ins), list(outs))
+        new_in, new_out = getattr(op, attr)(list(ins), list(outs))
     except MXNetError as err:
         raise MXNetError('Error in operator %s (%s): %s; input %ss %s'
-                         % (node.name, op.op_name, err, kind,
-                            dict(zip(_input_names(node), ins)))) from None
+                         % (node.name, op.op_name, err, kind, dict(zip(in_names, ins)))) from None
     changed = False
-    for key, old, new, what in zip(in_keys + out_keys, ins + outs, list(new_in) + list(new_out),
-                                   _input_names(node) + op.list_outputs()):
-        if new is None:
-            continue
-        merged = merge(node, what, old, new)
+    for index, old, new, what in zip(touched, ins + outs, list(new_in) + list(new_out), names):
+        if new is None or (type(new) is stored and new == old):
+            continue        # merging would learn nothing
+        merged = convert(new) if old is None else merge(node, what, old, new)
         if merged != old:
-            table[key] = merged
+            table[index] = merged
             changed = True
+            for user in users[index]:
+                pending[user] = True
     return changed
 
 
-def _input_names(node):
-    return node.op.list_arguments() + node.op.list_auxiliary_states()
+def infer_types(sym, known, heads=None):
+    """Infer dtypes (numpy dtype names) of every entry; ``known`` maps variable names to dtypes,
+    ``heads`` (a subgraph's, optional) gives known dtypes of the outputs (None: unknown)."""
+    graph = InferenceGraph.of_symbol(sym)
+    table = seed_types(graph, known)
+    for (node, idx), dtype in zip(sym._outputs, heads or ()):
+        index = graph.slot_of[_entry_key(node, idx)]
+        if dtype is not None and table[index] is None:
+            table[index] = np.dtype(dtype).name
+    solve(graph, table, 'type')
+    return graph.as_dict(table, variables=False)
 
 
-def infer_types(sym, known):
-    """Infer dtypes (numpy dtype names) of every entry; ``known`` maps variable names to dtypes."""
+def seed_types(graph, known):
+    """The table type inference starts from: the dtypes of the variables, from ``known``
+    (variable name -> dtype) or their ``__dtype__`` attribute; None elsewhere."""
     from .register import FLAG_DTYPES  # pylint: disable=import-outside-toplevel
-    order = topo_order(sym._heads())
-    types = {}
-    for node in order:
-        if node.op is None:
-            if node.name in known and known[node.name] is not None:
-                types[_entry_key(node, 0)] = np.dtype(known[node.name]).name
-            elif '__dtype__' in node.attrs:
-                types[_entry_key(node, 0)] = FLAG_DTYPES[int(node.attrs['__dtype__'])]
-    _fixed_point(order, types, 'type', _merge_type)
-    return types
+    table = [None] * graph.size
+    for node, index in graph.variables:
+        if known.get(node.name) is not None:
+            table[index] = _dtype_name(known[node.name])
+        elif '__dtype__' in node.attrs:
+            table[index] = FLAG_DTYPES[int(node.attrs['__dtype__'])]
+    return table
 
 
 def shape_attr(shape):
@@ -166,7 +301,7 @@ def infer_storage_types(sym, known):
     Returns ``(entry-key -> stype, node id -> dispatch mode)``."""
     from ..ops.sparse_registry import plan_forward  # pylint: disable=import-outside-toplevel
     table, modes = {}, {}
-    for node in topo_order(sym._heads()):
+    for node in sym._topo():
         if node.op is None:
             table[_entry_key(node, 0)] = variable_stype(node, known)
             continue

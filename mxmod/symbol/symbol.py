@@ -10,7 +10,7 @@ class Symbol(object):
     Symbols are built with ``mx.sym.Variable`` and the operator functions in ``mx.sym``, combined by
     calling (composition), grouping and arithmetic, then bound to devices to give Executors.
     """
-    __slots__ = ('_outputs', '__weakref__')
+    __slots__ = ('_outputs', '_order', '__weakref__')
 
     def __init__(self, outputs):
         self._outputs = list(outputs)
@@ -21,7 +21,15 @@ class Symbol(object):
         return [node for node, _ in self._outputs]
 
     def _topo(self):
-        return topo_order(self._heads())
+        """The graph's nodes in topological order (a new list). The order is kept with the
+        outputs it was made for (nodes never change their inputs; composing in place gives the
+        symbol a new outputs list), so listing arguments, binding and inference walk the graph
+        once."""
+        cached = getattr(self, '_order', None)
+        if cached is None or cached[0] is not self._outputs:
+            cached = (self._outputs, topo_order(self._heads()))
+            self._order = cached
+        return list(cached[1])
 
     @property
     def name(self):
