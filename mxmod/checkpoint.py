@@ -7,7 +7,14 @@ for an exact resume), then renames the temporaries over the targets and syncs th
 before the manifest leaves the previous checkpoint untouched (its stale temporaries are removed
 at the next save); a crash after it leaves files that do not match the manifest, which loading
 reports as a torn checkpoint instead of mixing two saves. MXNet ignores the manifest, so it still
-loads every file; checkpoints without a manifest (MXNet's) load unchecked."""
+loads every file; checkpoints without a manifest (MXNet's) load unchecked.
+
+A load that runs while another process saves the same checkpoint can see the new manifest with
+some old files, or the reverse. :func:`load_whole` therefore loads again whenever the files
+changed during a load that found them torn, until one load sees a whole save (the old one or the
+new one); it raises :class:`TornCheckpointError` only for a set that stays torn while nothing
+changes for :data:`SETTLE_SECONDS` (an interrupted save), or that keeps changing without ever
+being whole for :data:`RETRY_SECONDS`."""
 import hashlib
 import json
 import os
@@ -19,11 +26,15 @@ from .base import MXNetError
 from . import atomic_io
 
 __all__ = ['TornCheckpointError', 'manifest_name', 'save_files', 'CheckpointReader',
-           'reader_for']
+           'reader_for', 'load_whole', 'load_whole_for']
 
 FORMAT = 'mxmod-checkpoint'
 VERSION = 1
 _EPOCH_FILE = re.compile(r'^(?P<prefix>.*)-(?P<epoch>\d{4,})\.(params|states)$')
+# a torn set that stays unchanged this long is reported (no save is under way)
+SETTLE_SECONDS = 1.0
+# longest a load keeps retrying while saves keep replacing the files
+RETRY_SECONDS = 30.0
 
 
 class TornCheckpointError(MXNetError):
@@ -152,6 +163,12 @@ class CheckpointReader(object):
             with open(fname, 'rb') as handle:
                 data = handle.read()
         except OSError as err:
+            if isinstance(err, FileNotFoundError) and self.manifest is not None and \
+                    os.path.basename(fname) in self.manifest['files']:
+                raise TornCheckpointError(
+                    'torn checkpoint: the %s file %r listed in %r is missing; the save was '
+                    'interrupted (or is still under way)' % (what, fname, self.manifest_path)) \
+                    from None
             raise MXNetError('cannot read the %s file %r of checkpoint %s-%04d: %s'
                              % (what, fname, self.prefix, self.epoch,
                                 err.strerror or err)) from None
@@ -174,6 +191,89 @@ class CheckpointReader(object):
                 '(%d bytes, sha256 %s...); the save was interrupted or the file was replaced '
                 'by another save' % (what, fname, len(data), self.manifest_path,
                                      entry['bytes'], entry['sha256'][:12]))
+
+
+def _fingerprint(prefix):
+    """(name, inode, size, mtime) of every file of the folder whose name starts like ``prefix``'s
+    files (any save of the prefix changes it)."""
+    folder, stem = os.path.split(os.fspath(prefix))
+    found = []
+    try:
+        with os.scandir(folder or '.') as entries:
+            for entry in entries:
+                if entry.name.startswith(stem) or entry.name.startswith('.' + stem):
+                    try:
+                        info = entry.stat()
+                    except OSError:         # removed meanwhile
+                        continue
+                    found.append((entry.name, info.st_ino, info.st_size, info.st_mtime_ns))
+    except OSError:
+        return None
+    return sorted(found)
+
+
+def _wait_for_change(prefix, before, deadline):
+    """Poll the files of ``prefix`` until they differ from ``before`` (True: load again) or stay
+    as they are for SETTLE_SECONDS, or the deadline passes (False)."""
+    still_since, pause = time.monotonic(), 0.001
+    while True:
+        if _fingerprint(prefix) != before:
+            return True
+        now = time.monotonic()
+        if now - still_since >= SETTLE_SECONDS or now >= deadline:
+            return False
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)
+
+
+def load_whole(prefix, epoch, load):
+    """``load(reader)`` with a :class:`CheckpointReader` of checkpoint ``prefix``/``epoch``,
+    loaded again while a concurrent save replaces its files, so that what it returns comes from
+    one whole save.
+
+    Parameters
+    ----------
+    prefix : str
+    epoch : int
+    load : callable
+        Reads every file it needs through the reader it is given.
+
+    Raises
+    ------
+    TornCheckpointError
+        When the set stays torn with no save under way (SETTLE_SECONDS), or saves keep
+        replacing it for RETRY_SECONDS without one load seeing a whole save.
+    """
+    deadline = time.monotonic() + RETRY_SECONDS
+    while True:
+        before = _fingerprint(prefix)
+        reader = CheckpointReader(prefix, epoch)
+        try:
+            return load(reader)
+        except TornCheckpointError as err:
+            if reader.manifest is None or before is None:
+                raise
+            if _wait_for_change(prefix, before, deadline) and time.monotonic() < deadline:
+                continue
+            changing = _fingerprint(prefix) != before
+            raise TornCheckpointError('%s (%s)' % (err, (
+                'saves kept replacing the files for %.0f s without one load seeing a whole save'
+                % RETRY_SECONDS) if changing else (
+                'the files stayed so for %.1f s: no save is under way, this set is torn'
+                % SETTLE_SECONDS))) from None
+
+
+def load_whole_for(fname, load):
+    """:func:`load_whole` for the checkpoint that ``fname`` (``prefix-%04d.params`` or
+    ``.states``) belongs to; ``load(reader)`` gets None when ``fname`` has no manifest."""
+    match = _EPOCH_FILE.match(os.fspath(fname)) if isinstance(fname, (str, os.PathLike)) else None
+    if match is None or not os.path.exists(manifest_name(match.group('prefix'),
+                                                         int(match.group('epoch')))):
+        return load(None)
+
+    def checked(reader):
+        return load(reader if reader.manifest is not None else None)
+    return load_whole(match.group('prefix'), int(match.group('epoch')), checked)
 
 
 def reader_for(fname):

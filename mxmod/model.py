@@ -123,8 +123,9 @@ def load_params(prefix, epoch, reader=None):
     aux_params : dict of str to NDArray
         Entries saved under ``aux:<name>``.
     """
-    reader = reader or checkpoint.CheckpointReader(prefix, epoch)
     fname = _params_file(prefix, epoch)
+    if reader is None:      # a save running meanwhile: read again until one save is whole
+        return checkpoint.load_whole(prefix, epoch, lambda r: load_params(prefix, epoch, r))
     data = reader.read(fname, 'parameters')
     return split_params(serialization.loads(data, 'file %r' % fname), fname)
 
@@ -139,8 +140,10 @@ def load_symbol(prefix, reader):
 def load_checkpoint(prefix, epoch):
     """Load a checkpoint written by :func:`save_checkpoint` (or by MXNet).
 
-    When the checkpoint has a manifest (mxmod's saves), every file is checked against it and a
-    torn set raises :class:`mxmod.checkpoint.TornCheckpointError`.
+    When the checkpoint has a manifest (mxmod's saves), every file is checked against it: a load
+    that meets a save of the same checkpoint under way loads again until it reads one whole save
+    (the old or the new), and a set that stays torn raises
+    :class:`mxmod.checkpoint.TornCheckpointError`.
 
     Parameters
     ----------
@@ -158,10 +161,9 @@ def load_checkpoint(prefix, epoch):
     aux_params : dict of str to NDArray
         The auxiliary states.
     """
-    reader = checkpoint.CheckpointReader(prefix, epoch)
-    symbol = load_symbol(prefix, reader)
-    arg_params, aux_params = load_params(prefix, epoch, reader)
-    return (symbol, arg_params, aux_params)
+    def load(reader):
+        return (load_symbol(prefix, reader),) + load_params(prefix, epoch, reader)
+    return checkpoint.load_whole(prefix, epoch, load)
 
 
 _KVSTORE_HELPERS = ('_create_kvstore', '_initialize_kvstore', '_update_params_on_kvstore',

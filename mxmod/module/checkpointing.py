@@ -9,6 +9,10 @@ progress; the user must bring the rest: the same network, optimizer settings, ba
 devices, and data in the same order (an iterator that yields the batches of epoch ``n`` as the
 uninterrupted run did: no shuffling, or a shuffle seeded per epoch), and the random seed of
 random operators such as Dropout (``mx.random.seed``)."""
+import contextlib
+import os
+import tempfile
+
 import numpy as np
 
 from .. import checkpoint
@@ -62,21 +66,39 @@ def save_module_checkpoint(module, prefix, epoch, save_optimizer_states, remove_
     checkpoint.save_files(prefix, epoch, contents, writers, extra)
 
 
+class PreloadedStates(str):
+    """The path of a checkpoint's ``.states`` file carrying the bytes and optimizer position
+    read (and verified) together with the checkpoint's parameters, so that ``init_optimizer``
+    loads those and not what a later save put in the file."""
+
+    def __new__(cls, fname, blob, position):
+        self = super(PreloadedStates, cls).__new__(cls, fname)
+        self.blob, self.position = blob, position
+        return self
+
+
 def load_module_checkpoint(module_class, prefix, epoch, load_optimizer_states, kwargs):
     """Create a module from a checkpoint (see :meth:`Module.load`); the files are verified
-    against the manifest now, the optimizer states are loaded by ``init_optimizer``."""
-    reader = checkpoint.CheckpointReader(prefix, epoch)
-    symbol = load_symbol(prefix, reader)
-    arg_params, aux_params = load_params(prefix, epoch, reader)
-    if load_optimizer_states:
-        load_states(reader.read(_states_file(prefix, epoch), 'optimizer states'),
-                    _states_file(prefix, epoch))
+    against the manifest now (all from one save, see :func:`mxmod.checkpoint.load_whole`), the
+    optimizer states are loaded by ``init_optimizer``."""
+    states_file = _states_file(prefix, epoch)
+
+    def load(reader):
+        symbol = load_symbol(prefix, reader)
+        arg_params, aux_params = load_params(prefix, epoch, reader)
+        states = None
+        if load_optimizer_states:
+            blob = reader.read(states_file, 'optimizer states')
+            load_states(blob, states_file)
+            states = PreloadedStates(states_file, blob, reader.position)
+        return symbol, arg_params, aux_params, states
+    symbol, arg_params, aux_params, states = checkpoint.load_whole(prefix, epoch, load)
     mod = module_class(symbol=symbol, **kwargs)
     mod._arg_params = arg_params
     mod._aux_params = aux_params
     mod.params_initialized = True
     if load_optimizer_states:
-        mod._preload_opt_states = _states_file(prefix, epoch)
+        mod._preload_opt_states = states
     return mod
 
 
@@ -96,38 +118,67 @@ def _update_keys(module, saved_keys):
                      for k in range(saved_dev)}
 
 
-def restore_saved_position(module, fname):
-    """Restore the optimizer position saved with the checkpoint that ``fname`` belongs to.
+def _saved_states(fname):
+    """(bytes, optimizer position or None) of the states file ``fname``: those preloaded with
+    its checkpoint, else read now (from one whole save when it has a manifest)."""
+    if isinstance(fname, PreloadedStates):
+        return fname.blob, fname.position
+
+    def load(reader):
+        if reader is None:
+            return read_states_file(fname), None
+        return reader.read(fname, 'optimizer states'), reader.position
+    return checkpoint.load_whole_for(fname, load)
+
+
+def restore_saved_position(module, fname, position=None):
+    """Restore the optimizer position saved with the checkpoint that ``fname`` belongs to (or
+    ``position``, read with the states).
 
     Returns
     -------
     bool
         Whether a saved position was found.
     """
-    reader = checkpoint.reader_for(fname)
-    position = reader.position if reader is not None else None
+    if position is None:
+        position = _saved_states(fname)[1]
     if position is None:
         return False
     for optimizer in {id(o): o for o in (module._optimizer, live_optimizer(module))}.values():
-        restore_position(optimizer, position, reader.manifest_path)
+        restore_position(optimizer, position, checkpoint.manifest_name(*_prefix_epoch(fname)))
     return True
 
 
+@contextlib.contextmanager
+def _scratch_copy(blob):
+    """The path of a private temporary file holding ``blob``, removed afterwards."""
+    handle, path = tempfile.mkstemp(prefix='mxmod-states-', suffix='.states')
+    try:
+        with os.fdopen(handle, 'wb') as out:
+            out.write(blob)
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def _prefix_epoch(fname):
+    prefix, _, rest = str(fname).rpartition('-')
+    return prefix, int(rest.split('.')[0])
+
+
 def load_module_states(module, fname):
-    """Load optimizer states into ``module`` (see :meth:`Module.load_optimizer_states`)."""
-    reader = checkpoint.reader_for(fname)
-    if reader is not None:
-        blob = reader.read(fname, 'optimizer states')
-    else:
-        blob = read_states_file(fname)
+    """Load optimizer states into ``module`` (see :meth:`Module.load_optimizer_states`); the
+    bytes and the optimizer position come from one save."""
+    blob, position = _saved_states(fname)
     states, optimizer = load_states(blob, fname)
     weights, aliases = _update_keys(module, states)
     check_states_match(states, weights, optimizer or live_optimizer(module), fname, aliases)
-    if module._update_on_kvstore:
-        module._kvstore.load_optimizer_states(fname)
+    if module._update_on_kvstore:    # the bytes checked here, not what a save put there since
+        with _scratch_copy(blob) as copy:
+            module._kvstore.load_optimizer_states(copy)
     else:
         module._updater.set_states(blob, source=fname)
-    restore_saved_position(module, fname)
+    restore_saved_position(module, fname, position)
 
 
 def save_bucketing_checkpoint(module, prefix, epoch, remove_amp_cast):
@@ -144,8 +195,12 @@ def save_bucketing_checkpoint(module, prefix, epoch, remove_amp_cast):
 
 
 def load_bucketing_files(prefix, epoch):
-    """(bucket key -> Symbol, arg_params, aux_params) of a BucketingModule checkpoint."""
-    reader = checkpoint.CheckpointReader(prefix, epoch)
+    """(bucket key -> Symbol, arg_params, aux_params) of a BucketingModule checkpoint, from one
+    whole save."""
+    return checkpoint.load_whole(prefix, epoch, lambda r: _bucketing_files(prefix, epoch, r))
+
+
+def _bucketing_files(prefix, epoch, reader):
     fname = '%s.buckets' % prefix
     loaded = serialization.loads(reader.read(fname, 'bucket keys', required=False),
                                  'file %r' % fname)
