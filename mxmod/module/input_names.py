@@ -73,7 +73,7 @@ def check_training_labels(symbol, label_names, label_shapes):
     network expects and the labels that came (instead of failing later with a KeyError)."""
     if symbol is None or not label_names:
         return
-    given = [desc.name for desc in label_shapes or []]
+    given = [desc[0] for desc in label_shapes or []]   # DataDesc or a (name, shape) pair
     args = symbol.list_arguments()
     absent = [name for name in label_names if name not in args]
     unlisted = [name for name in given if name in args and name not in label_names]

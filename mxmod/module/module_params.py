@@ -24,6 +24,9 @@ class ParamsMixin(object):
 
         Values in ``arg_params``/``aux_params`` win; a parameter missing from a given dict is a
         RuntimeError unless ``allow_missing`` (then ``initializer`` fills it, if not None).
+        Names the network does not have are ignored, whatever ``allow_extra`` says, as in
+        MXNet (a checkpoint of a whole network set into a truncated one, or the union of a
+        SequentialModule's parameters handed to each of its modules).
         """
         if self.params_initialized and not force_init:
             warnings.warn('Parameters already initialized and force_init=False. '
@@ -33,7 +36,7 @@ class ParamsMixin(object):
         self._drain_comm()
         initializer = param_checks.as_initializer(initializer)
         param_checks.check_given(self._arg_params, self._aux_params, arg_params, aux_params,
-                                 allow_extra)
+                                 allow_extra=True)
         attrs = self._symbol.attr_dict()
         for own, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
             for name, arr in sorted(own.items()):

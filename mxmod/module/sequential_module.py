@@ -4,7 +4,6 @@ import logging
 
 from ..base import MXNetError
 from ..initializer import Uniform
-from .param_checks import check_given
 from .base_module import BaseModule
 
 __all__ = ['SequentialModule']
@@ -85,21 +84,18 @@ class SequentialModule(BaseModule):
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):
-        """Initialize every module; parameter names must be unique across modules."""
+        """Initialize every module; parameter names must be unique across modules.
+
+        Each module receives the whole ``arg_params``/``aux_params`` and takes its own names
+        out of them (the others are extra to it), with ``allow_extra`` passed on as given.
+        """
         if self.params_initialized and not force_init:
             return
         self._require('init_params', params=False)
-        if not allow_extra:      # each module takes its own names out of the whole dicts
-            known = [{}, {}]
-            for module in self._modules:
-                known[0].update(getattr(module, '_arg_params', None) or {})
-                known[1].update(getattr(module, '_aux_params', None) or {})
-            check_given(known[0], known[1], arg_params, aux_params, allow_extra=False,
-                        shapes=False)
         for module in self._modules:
             module.init_params(initializer=initializer, arg_params=arg_params,
                                aux_params=aux_params, allow_missing=allow_missing,
-                               force_init=force_init, allow_extra=True)
+                               force_init=force_init, allow_extra=allow_extra)
         owners = ({}, {})
         for i, module in enumerate(self._modules):
             for known, names in zip(owners, module.get_params()):

@@ -54,7 +54,10 @@ def _other_params():
 def _extra_params():
     mod = _bound()
     arg, aux = mod.get_params()
-    return lambda: mod.set_params(dict(arg, zzz=mx.nd.ones(2)), aux, allow_extra=False)
+    # MXNet refuses extras only where set_params copies the given dicts directly
+    # (allow_missing=True); init_params and set_params otherwise ignore them, as mxmod does
+    return lambda: mod.set_params(dict(arg, zzz=mx.nd.ones(2)), aux, allow_missing=True,
+                                  allow_extra=False)
 
 
 def _evil_states(tmp):

@@ -69,9 +69,11 @@ def test_set_params_missing_and_extra_rules():
     with pytest.raises(RuntimeError, match='fc2_bias is not presented'):
         mod.set_params(missing, aux)
     mod.set_params(missing, aux, allow_missing=True)
-    with pytest.raises(ValueError, match='extra_weight'):  # MXNet ignores them silently
-        mod.set_params(extra, aux)
-    with pytest.raises(ValueError):
+    moved = {k: v + 1 for k, v in extra.items()}
+    mod.set_params(moved, aux)          # extras ignored without allow_missing, as in MXNet
+    for name, value in mod.get_params()[0].items():
+        np.testing.assert_array_equal(value.asnumpy(), moved[name].asnumpy())
+    with pytest.raises(ValueError, match='extra_weight'):
         mod.set_params(extra, aux, allow_missing=True)
     mod.set_params(extra, aux, allow_missing=True, allow_extra=True)
     with pytest.raises(RuntimeError):
