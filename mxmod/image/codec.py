@@ -1,6 +1,6 @@
-"""Image codec access: OpenCV (``opencv-python-headless``, the ``image`` extra) decodes, encodes and
-resizes images for mx.image, mx.recordio and ImageRecordIter. Its functions release the GIL, so
-decoding threads run in parallel."""
+"""Image codec access: OpenCV (``opencv-python-headless``, installed with mxmod, as MXNet's wheel
+bundles it) decodes, encodes and resizes images for mx.image, mx.recordio and ImageRecordIter.
+Its functions release the GIL, so decoding threads run in parallel."""
 import numpy as np
 
 from ..base import MXNetError
@@ -14,7 +14,8 @@ def require_cv2():
         try:
             import cv2  # pylint: disable=import-outside-toplevel
         except ImportError:
-            raise ImportError("mxmod's image functions need OpenCV: pip install 'mxmod[image]' "
-                              "(or opencv-python-headless)") from None
+            raise ImportError("mxmod's image functions need OpenCV, which installs with mxmod; "
+                              "it is missing or broken here: pip install "
+                              "opencv-python-headless") from None
         _CV2.append(cv2)
     return _CV2[0]
