@@ -58,6 +58,10 @@ class SubgraphRunner(object):
                                     list(range(base, len(index)))))
         self.slots = len(index)
         self.head_slots = [index[(id(node), i)] for node, i in sym._outputs]
+        # per step: its forward, the value indices it reads and writes, and the need_grad
+        # a step of a kept run gets (all True: a backward follows)
+        self._program = [(step.op.forward, step.inputs, step.aux, step.outputs,
+                          [True] * len(step.inputs)) for step in self.steps]
         self._step_shapes = {}
         self._requires = {}
 
@@ -85,15 +89,13 @@ class SubgraphRunner(object):
         for slot, arr in zip(self.input_slots, inputs):
             values[slot] = arr
         contexts = [] if keep else None
-        shapes = self.step_shapes([tuple(a.shape) for a in inputs])
+        shapes = self.step_shapes([a.shape for a in inputs])
         xp, ctx, is_train = octx.xp, octx.ctx, octx.is_train
-        for step, out_shapes in zip(self.steps, shapes):
+        for (forward, ins, aux, outs, all_true), out_shapes in zip(self._program, shapes):
             # need_grad set: a backward follows (nested control-flow operators keep their frames)
-            sctx = OpContext(xp, ctx, is_train, out_shapes=out_shapes,
-                             need_grad=[True] * len(step.inputs) if keep else None)
-            res = step.op.forward(sctx, [values[s] for s in step.inputs],
-                                  [values[s] for s in step.aux])
-            for slot, val in zip(step.outputs, res):
+            sctx = OpContext(xp, ctx, is_train, all_true if keep else None, out_shapes)
+            res = forward(sctx, [values[s] for s in ins], [values[s] for s in aux] if aux else [])
+            for slot, val in zip(outs, res):
                 values[slot] = val
             if keep:
                 contexts.append(sctx)
@@ -135,45 +137,49 @@ class SubgraphRunner(object):
             One per input: None where none is needed or none flows.
         """
         values, contexts = frame.values, frame.contexts
-        requires = self._requiring(tuple(bool(n) for n in need))
         grads = [None] * self.slots
         for slot, grad in zip(self.head_slots, out_grads):
             if grad is not None:
                 grads[slot] = grad if grads[slot] is None else grads[slot] + grad
-        for k in range(len(self.steps) - 1, -1, -1):
-            step = self.steps[k]
-            if requires[step.outputs[0]] and step.op.propagates_grad:
-                self._backward_step(step, contexts[k], values, grads, requires)
+        for k, op, ins, outs, aux, wanted in self._backward_program(tuple(map(bool, need))):
+            ogs = [grads[s] for s in outs]
+            if not op.is_loss:
+                if len(ogs) == 1:
+                    if ogs[0] is None:
+                        continue
+                elif all(g is None for g in ogs):
+                    continue
+                elif any(g is None for g in ogs):
+                    ogs = [g if g is not None else contexts[k].xp.zeros_like(values[s])
+                           for g, s in zip(ogs, outs)]
+            sctx = contexts[k]
+            sctx.need_grad = wanted
+            res = op.backward(sctx, ogs, [values[s] for s in ins], [values[s] for s in outs],
+                              [values[s] for s in aux] if aux else [])
+            for slot, grad, want in zip(ins, res, wanted):
+                if want and grad is not None:
+                    old = grads[slot]
+                    grads[slot] = grad if old is None else old + grad
         return [grads[s] if n else None for s, n in zip(self.input_slots, need)]
 
-    @staticmethod
-    def _backward_step(step, sctx, values, grads, requires):
-        op = step.op
-        ogs = [grads[s] for s in step.outputs]
-        if not op.is_loss:
-            if all(g is None for g in ogs):
-                return
-            ogs = [g if g is not None else sctx.xp.zeros_like(values[s])
-                   for g, s in zip(ogs, step.outputs)]
-        wanted = [requires[s] for s in step.inputs]
-        sctx.need_grad = wanted
-        res = op.backward(sctx, ogs, [values[s] for s in step.inputs],
-                          [values[s] for s in step.outputs], [values[s] for s in step.aux])
-        for slot, grad, want in zip(step.inputs, res, wanted):
-            if want and grad is not None:
-                grads[slot] = grad if grads[slot] is None else grads[slot] + grad
-
-    def _requiring(self, need):
-        """Per value, whether it depends on an input that needs a gradient."""
+    def _backward_program(self, need):
+        """The steps backward runs when the inputs of ``need`` want gradients, last first:
+        those that depend on such an input and pass gradients on, with which of their inputs
+        want one."""
         found = self._requires.get(need)
         if found is None:
-            found = [False] * self.slots
+            requires = [False] * self.slots
             for slot, wanted in zip(self.input_slots, need):
-                found[slot] = wanted
-            for step in self.steps:
-                if any(found[s] for s in step.inputs):
+                requires[slot] = wanted
+            found = []
+            for k, step in enumerate(self.steps):
+                if any(requires[s] for s in step.inputs):
                     for s in step.outputs:
-                        found[s] = True
+                        requires[s] = True
+                    if step.op.propagates_grad:
+                        found.append((k, step.op, step.inputs, step.outputs, step.aux,
+                                      [requires[s] for s in step.inputs]))
+            found.reverse()
             self._requires[need] = found
         return found
 
