@@ -11,65 +11,15 @@ function (a weight of an RNN cell made there) become the operator's inputs too."
 import copy
 
 from ..attribute import AttrScope
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError
 from ..name import NameManager
+from ..ndarray.control_flow import ControlFlowError, check_all, flatten, regroup
 from ..ops.control_flow import locs_text
 from .graph import Node, make_op, normalize_attrs, topo_order
 from .register import Variable, create
 from .symbol import Symbol, Group
 
-__all__ = ['foreach', 'while_loop', 'cond']
-
-
-class ControlFlowError(MXNetError, AssertionError):
-    """A loop body or branch that cannot become a subgraph (MXNet asserts these)."""
-
-
-# ---- nested lists of symbols -----------------------------------------------------------------
-def flatten(args, what, kind=Symbol):
-    """``(flat list, format)`` of a ``kind`` or nested lists of them (MXNet's format: 0 for one
-    value, a list of formats for a list)."""
-    if isinstance(args, kind):
-        count = len(args.list_outputs()) if kind is Symbol else 0
-        return [args], count if count > 1 else 0
-    if not isinstance(args, (list, tuple)):
-        raise ControlFlowError('%s must be (nested) list of %s, but got %r of type %s'
-                               % (what, kind.__name__, args, type(args).__name__))
-    flat, fmts = [], []
-    for item in args:
-        sub, fmt = flatten(item, what, kind)
-        flat.extend(sub)
-        fmts.append(fmt)
-    return flat, fmts
-
-
-def regroup(args, fmt):
-    """Undo :func:`flatten`: ``(nested values, the values left over)``."""
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    out = []
-    for item in fmt:
-        res, args = regroup(args, item)
-        out.append(res)
-    return out, args
-
-
-def check_all(items, kind, message):
-    """Raise ``message`` unless every item is a ``kind``."""
-    if not all(isinstance(i, kind) for i in items):
-        raise ControlFlowError(message)
-
-
-def as_int(value, what):
-    """``value`` (a number or a one-element NDArray) as a Python int."""
-    if hasattr(value, 'asscalar'):
-        value = value.asscalar()
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise MXNetValueError('Cannot convert %s to python int' % what) from None
+__all__ = ['foreach', 'while_loop', 'cond', 'ControlFlowError']
 
 
 # ---- building a subgraph -----------------------------------------------------------------------
@@ -82,7 +32,8 @@ def _unique_name(sym):
 
 def _subgraph_name(name):
     """A fresh subgraph name: ``name`` numbered, under the enclosing subgraph's name."""
-    parent = AttrScope.current._attr.get('__subgraph_name__', '')  # pylint: disable=protected-access
+    attrs = AttrScope.current._attr  # pylint: disable=protected-access
+    parent = attrs.get('__subgraph_name__', '')
     if parent:
         name = parent + '$' + name
     AttrScope._subgraph_names[name] += 1  # pylint: disable=protected-access
@@ -194,9 +145,9 @@ def foreach(body, data, init_states, name='foreach'):
         The per-step outputs stacked along a new axis 0, and the final states, nested as
         ``body`` returned them.
     """
-    flat_data, data_fmt = flatten(data, 'foreach input')
+    flat_data, data_fmt = flatten(data, 'foreach input', Symbol)
     check_all(flat_data, Symbol, 'data should be a symbol or a nested list of symbols')
-    flat_init, init_fmt = flatten(init_states, 'foreach states')
+    flat_init, init_fmt = flatten(init_states, 'foreach states', Symbol)
     check_all(flat_init, Symbol, 'init_states should be a symbol or a nested list of symbols')
     sub_name = _subgraph_name(name)
     with AttrScope(__subgraph_name__=sub_name):
@@ -204,8 +155,8 @@ def foreach(body, data, init_states, name='foreach'):
         state_vars = regroup([Variable(_unique_name(s)) for s in flat_init],
                              copy.deepcopy(init_fmt))[0]
         outs, states = body(data_vars, state_vars)
-        flat_out, out_fmt = flatten(outs, 'foreach output')
-        flat_new, new_fmt = flatten(states, 'foreach loop_vars')
+        flat_out, out_fmt = flatten(outs, 'foreach output', Symbol)
+        flat_new, new_fmt = flatten(states, 'foreach loop_vars', Symbol)
         if init_fmt != new_fmt:
             raise ControlFlowError('The input and output loop_vars have different format')
         check_all(flat_out, Symbol, 'the output should be an NDArray or a nested list of NDArrays')
@@ -234,4 +185,5 @@ def foreach(body, data, init_states, name='foreach'):
     return outs, states
 
 
-from .control_flow_branches import while_loop, cond  # noqa: E402  pylint: disable=wrong-import-position
+# pylint: disable=wrong-import-position
+from .control_flow_branches import while_loop, cond  # noqa: E402

@@ -2,11 +2,11 @@
 function becomes a subgraph)."""
 from ..attribute import AttrScope
 from ..base import MXNetValueError
-from .control_flow import (ControlFlowError, _cut, _group, _operator, _subgraph_name,
-                           _unique_name, as_int, check_all, flatten, regroup)
+from ..ndarray.control_flow import as_python, check_all, flatten, regroup
+from ..ops.control_flow import locs_text
+from .control_flow import _cut, _group, _operator, _subgraph_name, _unique_name
 from .register import Variable
 from .symbol import Symbol
-from ..ops.control_flow import locs_text
 
 
 def _traced(graph_vars, function, name):
@@ -20,7 +20,7 @@ def _traced(graph_vars, function, name):
     """
     sub_name = _subgraph_name(name)
     with AttrScope(__subgraph_name__=sub_name):
-        flat, fmt = flatten(graph_vars, 'while loop_vars')
+        flat, fmt = flatten(graph_vars, 'while loop_vars', Symbol)
         new_vars = regroup([Variable(_unique_name(s)) for s in flat], fmt)[0] if flat else []
         outputs, finals, out_fmt = function(new_vars)
         graph = _group(outputs, finals, sub_name)
@@ -70,7 +70,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
         The per-step outputs stacked along axis 0 (``max_iterations`` rows; those after the
         last step are zeros), and the final loop variables.
     """
-    flat_vars, var_fmt = flatten(loop_vars, 'while loop_vars')
+    flat_vars, var_fmt = flatten(loop_vars, 'while loop_vars', Symbol)
     check_all(flat_vars, Symbol, 'loop_vars should be a symbol or a nested list of symbols')
 
     def cond_wrapper(new_vars):
@@ -85,15 +85,15 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
         new_loop_vars = [] if new_loop_vars is None else new_loop_vars
         step_output = list(step_output) if isinstance(step_output, tuple) else step_output
         new_loop_vars = list(new_loop_vars) if isinstance(new_loop_vars, tuple) else new_loop_vars
-        step_output, out_fmt = flatten(step_output, 'while output')
-        new_loop_vars, _ = flatten(new_loop_vars, 'while loop_vars')
+        step_output, out_fmt = flatten(step_output, 'while output', Symbol)
+        new_loop_vars, _ = flatten(new_loop_vars, 'while loop_vars', Symbol)
         if len(new_vars) != len(new_loop_vars):
             raise MXNetValueError('The number of loop_vars should be consistent during the loop')
         return step_output, new_loop_vars, out_fmt
 
     if max_iterations is None:
         raise MXNetValueError('max_iterations should be specified')
-    max_iterations = as_int(max_iterations, 'max_iteration')
+    max_iterations = as_python(max_iterations, int, 'max_iteration')
     if len(loop_vars) == 0:
         raise MXNetValueError('loop_vars should contain at least one element')
     cond_g, cond_name, _, _, _ = _traced(loop_vars, cond_wrapper, name + '_cond')
@@ -133,7 +133,7 @@ def cond(pred, then_func, else_func, name='cond'):
     """
     def traced(function, suffix):
         def wrapper(_):
-            outputs, fmt = flatten(function(), 'cond outputs')
+            outputs, fmt = flatten(function(), 'cond outputs', Symbol)
             return outputs, [], fmt
         graph, sub_name, count, _, fmt = _traced([], wrapper, name + suffix)
         subgraph, sources, _ = _cut(graph, sub_name)
@@ -156,4 +156,4 @@ def cond(pred, then_func, else_func, name='cond'):
     return regroup([result[i] for i in range(then_count)], then_fmt)[0]
 
 
-__all__ = ['while_loop', 'cond', 'ControlFlowError']
+__all__ = ['while_loop', 'cond']

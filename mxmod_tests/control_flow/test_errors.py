@@ -95,8 +95,9 @@ def test_json_reader_checks_subgraphs():
 
 def test_operator_without_subgraphs():
     data, state = _vars('data', 'state')
-    sym = mx.sym._internal._foreach(data, state, num_args=3, num_outputs=2, num_out_data=1,  # pylint: disable=protected-access
-                                    in_state_locs='[1]', in_data_locs='[0]', remain_locs='[]')
+    make = mx.sym._internal._foreach  # pylint: disable=protected-access
+    sym = make(data, state, num_args=3, num_outputs=2, num_out_data=1, in_state_locs='[1]',
+               in_data_locs='[0]', remain_locs='[]')
     with pytest.raises(MXNetError, match='_foreach has no subgraphs'):
         sym.infer_shape(data=(2, 3), state=(3,))
 
@@ -104,7 +105,8 @@ def test_operator_without_subgraphs():
 def test_subgraph_names_are_counted():
     from collections import defaultdict  # pylint: disable=import-outside-toplevel
     scope = mx.attribute.AttrScope
-    saved, scope._subgraph_names = scope._subgraph_names, defaultdict(int)  # pylint: disable=protected-access
+    saved = scope._subgraph_names  # pylint: disable=protected-access
+    scope._subgraph_names = defaultdict(int)  # pylint: disable=protected-access
     try:
         x = mx.sym.var('x')
         for _ in range(2):

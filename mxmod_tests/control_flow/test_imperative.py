@@ -80,8 +80,9 @@ def test_hybridized_block_runs_the_operators_under_autograd():
     data = mx.nd.array(np.random.RandomState(1).uniform(-1, 1, (4, 2, 3)))
     state = mx.nd.zeros((2, H))
     results = []
+    scope = mx.attribute.AttrScope
     for hybridize in (False, True):
-        mx.attribute.AttrScope._subgraph_names = defaultdict(int)  # pylint: disable=protected-access
+        scope._subgraph_names = defaultdict(int)  # pylint: disable=protected-access
         block = _Loop(prefix='loop_')
         block.initialize(mx.init.Xavier(rnd_type='gaussian'))
         for i, param in enumerate(sorted(block.collect_params().values(), key=lambda p: p.name)):
