@@ -10,7 +10,8 @@ import numpy as np
 from ..base import MXNetError
 
 __all__ = ['Param', 'Operator', 'OpContext', 'register', 'get_op', 'OPS', 'REQUIRED',
-           'unknown', 'merge_shape', 'same_shape_infer', 'check_arguments', 'call_text']
+           'unknown', 'merge_shape', 'same_shape_infer', 'forward_shape_infer', 'mx_dim',
+           'check_arguments', 'call_text']
 
 OPS = {}
 REQUIRED = object()
@@ -242,6 +243,22 @@ def same_shape_infer(op, in_shapes, out_shapes):
     for name, s in zip(names, list(in_shapes) + list(out_shapes)):
         shape = merge_shape(op.describe(), name, s, shape)
     return [shape] * len(in_shapes), [shape] * len(out_shapes)
+
+
+def forward_shape_infer(op, in_shapes, out_shapes):
+    """Inference of ops whose outputs all take the first input's shape and that infer nothing
+    backwards (MXNet's ``out_shape->clear(); out_shape->push_back(dshape)``): Dropout, MakeLoss,
+    the output layers..."""
+    data = in_shapes[0]
+    if data is None:
+        return list(in_shapes), list(out_shapes)
+    return list(in_shapes), [data] * len(out_shapes)
+
+
+def mx_dim(d):
+    """A partial dim as MXNet's inference sees it: -1 where unknown (0 here). For reproducing
+    MXNet's comparisons and arithmetic on unknown dims."""
+    return d if d else -1
 
 
 class OpContext(object):

@@ -7,16 +7,25 @@ __all__ = ['broadcast_shape', 'unbroadcast']
 
 
 def broadcast_shape(op, a, b):
-    """numpy broadcasting of two shapes with an MXNetError naming the operator."""
+    """numpy broadcasting of two shapes with an MXNetError naming the operator.
+
+    Partial shapes (0 = unknown dim) follow MXNet 1.x: equal shapes give themselves, a dim is
+    unknown where either operand's is (even against a 1), and known dims must agree or be 1."""
+    a, b = tuple(a), tuple(b)
+    if a == b:
+        return a
     n = max(len(a), len(b))
-    a = (1,) * (n - len(a)) + tuple(a)
-    b = (1,) * (n - len(b)) + tuple(b)
+    wide_a = (1,) * (n - len(a)) + a
+    wide_b = (1,) * (n - len(b)) + b
     out = []
-    for x, y in zip(a, b):
-        if x != y and x != 1 and y != 1:
+    for x, y in zip(wide_a, wide_b):
+        if not x or not y:
+            out.append(0)
+        elif x != y and x != 1 and y != 1:
             raise MXNetError('%s: operands could not be broadcast together with shapes %s %s'
                              % (op, a, b))
-        out.append(max(x, y) if x and y else 0)
+        else:
+            out.append(y if x == 1 else x)
     return tuple(out)
 
 

@@ -9,7 +9,7 @@ come from ``label_lengths`` or from the first padding value (0 with ``blank_labe
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import Operator, Param, register, mx_dim
 
 _NEG = -np.inf
 
@@ -124,23 +124,33 @@ class CTCLoss(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: data and label must have their ranks at once; batch sizes are compared as
+        # MXNet compares them (an unknown dim, -1 there, matches only an unknown dim)
         data, label = in_shapes[:2]
-        if data is not None and len(data) != 3:
-            raise MXNetError('CTCLoss: data must be (sequence_length, batch, alphabet), got %s'
-                             % (tuple(data),))
-        if label is not None and len(label) != 2:
-            raise MXNetError('CTCLoss: label must be (batch, label_length), got %s'
-                             % (tuple(label),))
-        if data is None:
-            return in_shapes, out_shapes
-        batch = (data[1],)
-        ins = [data, merge_shape(self.op_name, 'label batch', label,
-                                 (data[1], label[1] if label else 0))]
-        ins += [merge_shape(self.op_name, 'lengths', s, batch) for s in in_shapes[2:]]
-        if ins[1] is not None and ins[1][1] and data[0] and ins[1][1] > data[0]:
+        self._check_rank('data', data, 3, '(sequence_length, batch, alphabet)')
+        self._check_rank('label', label, 2, '(batch, label_length)')
+        d = [mx_dim(x) for x in data]
+        l = [mx_dim(x) for x in label]
+        if d[1] != l[0]:
+            raise MXNetError('CTCLoss: the batch sizes of data %s and label %s differ'
+                             % (tuple(data), tuple(label)))
+        for name, shape in zip(self.list_arguments()[2:], in_shapes[2:]):
+            batch = d[1] if name == 'data_lengths' else l[0]
+            self._check_rank(name, shape, 1, '(batch,)')
+            if mx_dim(shape[0]) != batch:
+                raise MXNetError('CTCLoss: %s %s does not match the batch size %s'
+                                 % (name, tuple(shape), batch))
+        if d[0] < l[1]:
             raise MXNetError('CTCLoss: the label length %d exceeds the sequence length %d'
-                             % (ins[1][1], data[0]))
-        return ins, [batch, tuple(data)]
+                             % (l[1], d[0]))
+        return list(in_shapes), [(data[1],), tuple(data)]
+
+    @staticmethod
+    def _check_rank(name, shape, ndim, layout):
+        if shape is None or len(shape) != ndim:
+            raise MXNetError('CTCLoss: %s must be %s, got %s'
+                             % (name, layout, 'an unknown shape' if shape is None
+                                else 'shape %s' % (tuple(shape),)))
 
     def infer_type(self, in_types, out_types):
         dtype = in_types[0] or 'float32'

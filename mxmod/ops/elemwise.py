@@ -281,7 +281,7 @@ class Binary(Operator):
         if not self.broadcast:
             return super().infer_shape(in_shapes, out_shapes)
         a, b = in_shapes
-        if a is None or b is None or 0 in a or 0 in b:
+        if a is None or b is None:     # MXNet infers nothing backwards through broadcasting
             return in_shapes, out_shapes
         return in_shapes, [broadcast_shape(self.op_name, a, b)]
 

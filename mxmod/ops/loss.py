@@ -6,7 +6,7 @@ writes the gradient of the loss it stands for, and its label receives a zero gra
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import forward_shape_infer, Operator, Param, register, merge_shape
 
 _NORMALIZATIONS = ('null', 'batch', 'valid')
 
@@ -118,21 +118,22 @@ class SoftmaxOutput(_LabelledLoss):
                              % self.p.smooth_alpha)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0] if out_shapes else None)
-        label = in_shapes[1]
+        # as MXNet: from data forwards (the label from data; nothing flows back from the output)
+        data, label = in_shapes
         if data is None or not data:
-            return [data, label], [data]
+            return [data, label], list(out_shapes)
         if label != data:
             if self.p.multi_output:
                 label = self._multi_label_shape(data, label)
             else:
                 label = merge_shape(self.op_name, 'label', label, tuple(data[:-1]))
-                data = merge_shape(self.op_name, 'data', data, tuple(label) + (data[-1],))
         return [data, label], [data]
 
     def _multi_label_shape(self, data, label):
         if not _known(data):
-            return label
+            raise MXNetError('SoftmaxOutput (multi_output): the label shape follows from data\'s '
+                             'size, which needs every dimension of data known; got %s'
+                             % (tuple(data),))
         n, k = data[0], data[1]
         flat = (n, _size(data) // n // k)
         if label is None:
@@ -220,14 +221,13 @@ class _RegressionOutput(_LabelledLoss):
         return out - label
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0] if out_shapes else None)
-        label = in_shapes[1]
-        if data is None:
-            return [data, label], [data]
+        # as MXNet: once data is fully known, forwards only
+        data, label = in_shapes
+        if not _known(data):
+            return [data, label], list(out_shapes)
         if label is None:
             label = (data[0],) if len(data) == 2 and data[1] == 1 else tuple(data)
-        elif _known(label) and _known(data) and (
-                label[0] != data[0] or _size(label) != _size(data)):
+        elif not _known(label) or label[0] != data[0] or _size(label) != _size(data):
             raise MXNetError('%s: label shape %s is inconsistent with data shape %s (the first'
                              ' dimension and the total size must match)'
                              % (self.op_name, tuple(label), tuple(data)))
@@ -274,9 +274,10 @@ class SVMOutput(_LabelledLoss):
               'use_linear': Param('bool', False)}
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0] if out_shapes else None)
-        label = in_shapes[1]
-        if data is not None and data:
+        data, label = in_shapes      # as MXNet: from data forwards only
+        if data is None:
+            return [data, label], list(out_shapes)
+        if data:
             label = merge_shape(self.op_name, 'label', label, tuple(data[:-1]))
         return [data, label], [data]
 
@@ -307,6 +308,9 @@ class MakeLoss(Operator):
               'normalization': Param('str', 'null', _NORMALIZATIONS)}
     is_loss = True
     backward_uses = ('inputs',)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return forward_shape_infer(self, in_shapes, out_shapes)
 
     def forward(self, octx, inputs, aux):
         return [inputs[0].copy()]
@@ -368,15 +372,18 @@ class SoftmaxCrossEntropy(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: both shapes must be there (of 2 and 1 dims), their first dims equal (an
+        # unknown dim equals only an unknown dim)
         data, label = in_shapes
         for what, shape, ndim in (('data', data, 2), ('label', label, 1)):
-            if shape is not None and len(shape) != ndim:
-                raise MXNetError('softmax_cross_entropy: %s must be %d-D, got shape %s'
-                                 % (what, ndim, tuple(shape)))
-        if data is not None:
-            label = merge_shape(self.op_name, 'label', label, (data[0],))
-            data = (label[0], data[1])
-        return [data, label], [merge_shape(self.op_name, 'output', out_shapes[0], (1,))]
+            if shape is None or len(shape) != ndim:
+                raise MXNetError('softmax_cross_entropy: %s must be %d-D, got %s'
+                                 % (what, ndim, 'an unknown shape' if shape is None
+                                    else 'shape %s' % (tuple(shape),)))
+        if data[0] != label[0]:
+            raise MXNetError('softmax_cross_entropy: data %s and label %s differ in their batch '
+                             'size' % (tuple(data), tuple(label)))
+        return [data, label], [(1,)]
 
     def forward(self, octx, inputs, aux):
         xp, (data, label) = octx.xp, inputs

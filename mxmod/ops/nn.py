@@ -48,6 +48,10 @@ class FullyConnected(Operator):
         if data is None:
             return in_shapes, out_shapes
         nh = self.p.num_hidden
+        if self.p.flatten and not all(data[1:]):
+            raise MXNetError('FullyConnected: flatten=True needs every dimension of data after '
+                             'the first to be known (MXNet multiplies them), got %s'
+                             % (tuple(data),))
         num_input = data[-1] if not self.p.flatten else _prod(data[1:])
         in_shapes[1] = merge_shape(self.op_name, 'weight', in_shapes[1], (nh, num_input))
         if not self.p.no_bias:
@@ -283,14 +287,17 @@ class LeakyReLU(Operator):
         return ['output', 'mask'] if self.p.act_type == 'rrelu' else ['output']
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the outputs take data's shape, nothing is inferred backwards; prelu's gamma,
+        # when unknown, is (channels,)
         data = in_shapes[0]
-        for s in out_shapes:
-            data = merge_shape(self.op_name, 'data', data, s)
         if data is None:
             return list(in_shapes), list(out_shapes)
         ins = [data]
         if self.p.act_type == 'prelu':
-            ins.append(in_shapes[1] if in_shapes[1] is not None else (data[1] if len(data) > 1 else 1,))
+            if in_shapes[1] is None and len(data) < 2:
+                raise MXNetError('LeakyReLU(prelu): data of shape %s has no channel axis (1) '
+                                 'to size gamma from' % (tuple(data),))
+            ins.append(in_shapes[1] if in_shapes[1] is not None else (data[1],))
         return ins, [data] * len(out_shapes)
 
     def forward(self, octx, inputs, aux):
@@ -367,9 +374,11 @@ class Dropout(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the outputs take data's shape, nothing is inferred backwards (the hidden
+        # mask keeps data's full shape here, where MXNet gives the shared ``axes`` size 1)
         data = in_shapes[0]
-        for s in out_shapes:
-            data = merge_shape(self.op_name, 'data', data, s)
+        if data is None:
+            return list(in_shapes), list(out_shapes)
         return [data], [data, data]
 
     def _active(self, octx):

@@ -58,16 +58,12 @@ class BatchNorm(Operator):
         return {'moving_mean': {'__init__': '["zero", {}]'}, 'moving_var': {'__init__': '["one", {}]'}}
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        # as MXNet: from data forwards only; the parameters and statistics are (channels,)
+        data = in_shapes[0]
         if data is None:
             return list(in_shapes), list(out_shapes)
-        axis = self._axis(len(data))
-        chan = (data[axis],)
-        names = ['gamma', 'beta', 'moving_mean', 'moving_var']
-        ins = [data] + [merge_shape(self.op_name, n, s, chan) for n, s in zip(names, in_shapes[1:])]
-        outs = [data] + [merge_shape(self.op_name, n, s, chan)
-                         for n, s in zip(('mean', 'var'), out_shapes[1:])]
-        return ins, outs
+        chan = (data[self._axis(len(data))],)
+        return [data] + [chan] * (len(in_shapes) - 1), [data] + [chan] * (len(out_shapes) - 1)
 
     def infer_type(self, in_types, out_types):
         data = in_types[0] or out_types[0]
@@ -209,13 +205,15 @@ class InstanceNorm(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if data is None:
-            return list(in_shapes), list(out_shapes)
+        # as MXNet: from data forwards only; MXNet reads data's channel axis even when data's
+        # shape is unknown, and fails
+        data = in_shapes[0]
+        if data is None or len(data) < 2:
+            raise MXNetError('InstanceNorm: data must have a batch and a channel axis, got %s'
+                             % ('an unknown shape' if data is None else tuple(data),))
         chan = (data[1],)
         stat = tuple(data[:2])
-        return ([data, merge_shape(self.op_name, 'gamma', in_shapes[1], chan),
-                 merge_shape(self.op_name, 'beta', in_shapes[2], chan)], [data, stat, stat])
+        return [data, chan, chan], [data, stat, stat]
 
     def forward(self, octx, inputs, aux):
         x, gamma, beta = inputs
@@ -255,7 +253,7 @@ class LayerNorm(Operator):
         return 3 if self.p.output_mean_var else 1
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        data = in_shapes[0]          # as MXNet: from data forwards only
         if data is None:
             return list(in_shapes), list(out_shapes)
         axis = self.p.axis % len(data)
@@ -321,7 +319,9 @@ class LRN(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        data = in_shapes[0]          # as MXNet: from a fully known data forwards only
+        if data is None or 0 in data:
+            return list(in_shapes), list(out_shapes)
         return [data], [data, data]
 
     def forward(self, octx, inputs, aux):
@@ -361,9 +361,14 @@ class L2Normalization(Operator):
         return tuple(range(2, ndim))
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if data is None:
-            return [None], list(out_shapes)
+        # as MXNet: from data forwards only; MXNet reads data's dims even when its shape is
+        # unknown, and fails
+        data = in_shapes[0]
+        if data is None or (self.p.mode != 'instance' and len(data) < 3):
+            raise MXNetError('L2Normalization: data must have %s, got %s'
+                             % ('a batch axis' if self.p.mode == 'instance' else
+                                'at least 3 dimensions in %s mode' % self.p.mode,
+                                'an unknown shape' if data is None else tuple(data)))
         axes = self._axes(len(data))
         norm = tuple(d for i, d in enumerate(data) if i not in axes)
         return [data], [data, norm]

@@ -26,11 +26,12 @@ class GroupNorm(Operator):
         return 3 if self.p.output_mean_var else 1
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        data = in_shapes[0]          # as MXNet: from data forwards only
         if data is None:
             return in_shapes, out_shapes
         groups = self.p.num_groups
-        if len(data) < 3 or (data[1] and data[1] % groups):
+        # (an unknown channel count fails in MXNet too: its -1 is not divisible)
+        if len(data) < 3 or not data[1] or data[1] % groups:
             raise MXNetError('GroupNorm: data must be (N, C, ...) with at least 3 dimensions and C '
                              'divisible by num_groups=%d, got %s' % (groups, tuple(data)))
         param = (groups,)
@@ -85,12 +86,12 @@ class BatchNormV1(Operator):
                 'moving_var': {'__init__': '["one", {}]'}}
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
+        data = in_shapes[0]          # as MXNet: from data forwards only
         if data is None:
             return in_shapes, out_shapes
-        if len(data) not in (2, 4):
-            raise MXNetError('BatchNorm_v1: data must be 2-D (batch, channel) or 4-D (batch, '
-                             'channel, y, x), got shape %s' % (tuple(data),))
+        if len(data) < 2:
+            raise MXNetError('BatchNorm_v1: data must have a batch and a channel axis, got '
+                             'shape %s' % (tuple(data),))
         chan = (data[1],)
         names = ('gamma', 'beta', 'moving_mean', 'moving_var')
         ins = [data] + [merge_shape(self.op_name, n, s, chan) for n, s in zip(names, in_shapes[1:])]
@@ -108,6 +109,9 @@ class BatchNormV1(Operator):
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         x, gamma, beta = inputs
+        if x.ndim not in (2, 4):
+            raise MXNetError('BatchNorm_v1: data must be 2-D (batch, channel) or 4-D (batch, '
+                             'channel, y, x), got shape %s' % (x.shape,))
         if self.p.fix_gamma:
             gamma[...] = 1
         axes, shape = self._layout(x)

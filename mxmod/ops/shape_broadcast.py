@@ -22,9 +22,11 @@ class _Broadcast(ShapeOnly):
         return grads + [None] * (len(self.list_arguments()) - 1)
 
 
-def _check_broadcast(op, src, target):
+def _check_broadcast(op, src, target, partial=False):
+    """Each dim of ``src`` must equal ``target``'s or be 1. With ``partial`` (inference), an
+    unknown source dim against a known target fails as in MXNet (it is not known to be 1)."""
     for s, t in zip(src, target):
-        if s and t and s != t and s != 1:
+        if t and s != t and s != 1 and (s or partial):
             raise MXNetError('%s: cannot broadcast shape %s to %s' % (op, tuple(src), tuple(target)))
 
 
@@ -34,19 +36,19 @@ class BroadcastTo(_Broadcast):
     op_name = 'broadcast_to'
     params = {'shape': Param('shape', ())}
 
-    def _out(self, data):
+    def _out(self, data, partial=False):
         if len(data) != len(self.p.shape):
             raise MXNetError('broadcast_to: input of shape %s cannot be broadcast to %s'
                              % (tuple(data), self.p.shape))
         out = tuple(t if t else d for d, t in zip(data, self.p.shape))
-        _check_broadcast('broadcast_to', data, out)
+        _check_broadcast('broadcast_to', data, self.p.shape, partial)
         return out
 
     def infer_shape(self, in_shapes, out_shapes):
         if in_shapes[0] is None:
             return in_shapes, out_shapes
         return in_shapes, [merge_shape('broadcast_to', 'output', out_shapes[0],
-                                       self._out(in_shapes[0]))]
+                                       self._out(in_shapes[0], partial=True))]
 
 
 @register
@@ -61,7 +63,7 @@ class BroadcastAxis(BroadcastTo):
             raise MXNetError('broadcast_axis: axis %s and size %s must have the same length'
                              % (self.p.axis, self.p.size))
 
-    def _out(self, data):
+    def _out(self, data, partial=False):
         out = list(data)
         for a, s in zip(self.p.axis, self.p.size):
             a = norm_axis('broadcast_axis', a, len(data))
@@ -84,13 +86,13 @@ class BroadcastLike(_Broadcast):
     arguments = ('lhs', 'rhs')
     params = {'lhs_axes': Param('shape?', None), 'rhs_axes': Param('shape?', None)}
 
-    def _out(self, lhs, rhs):
+    def _out(self, lhs, rhs, partial=False):
         if self.p.lhs_axes is None or self.p.rhs_axes is None:
             if len(lhs) != len(rhs):
                 raise MXNetError('broadcast_like: shape %s cannot be broadcast to %s'
                                  % (tuple(lhs), tuple(rhs)))
             out = tuple(r if r else d for d, r in zip(lhs, rhs))
-            _check_broadcast('broadcast_like', lhs, out)
+            _check_broadcast('broadcast_like', lhs, rhs, partial)
             return out
         if len(self.p.lhs_axes) != len(self.p.rhs_axes) or not self.p.lhs_axes:
             raise MXNetError('broadcast_like: lhs_axes %s and rhs_axes %s must be non-empty and '
@@ -110,7 +112,7 @@ class BroadcastLike(_Broadcast):
         if lhs is None or rhs is None:
             return in_shapes, out_shapes
         return in_shapes, [merge_shape('broadcast_like', 'output', out_shapes[0],
-                                       self._out(lhs, rhs))]
+                                       self._out(lhs, rhs, partial=True))]
 
     def infer_type(self, in_types, out_types):
         return typed_like_first(in_types, out_types)

@@ -105,6 +105,19 @@ class Softmax(_SoftmaxBase):
     op_name = 'softmax'
     takes_length = True
 
+    def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the output from data (data learns nothing from it); the length from data
+        data = in_shapes[0]
+        ins = list(in_shapes)
+        if self.p.use_length:
+            if data is None:
+                raise MXNetError('softmax: with use_length the shape of data must be known to '
+                                 'give the shape of length')
+            axis = self.p.axis if self.p.axis != -1 else len(data) - 1
+            ins[1] = tuple(d for i, d in enumerate(data) if i != axis) or (1,)
+        out = merge_shape(self.op_name, 'output', out_shapes[0], data)
+        return ins, [out]
+
 
 @register
 class LogSoftmax(_SoftmaxBase):

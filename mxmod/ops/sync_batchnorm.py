@@ -35,6 +35,11 @@ class SyncBatchNorm(BatchNorm):
                              'channel, ...), got %d' % ndim)
         return 1
 
+    def infer_shape(self, in_shapes, out_shapes):
+        if in_shapes[0] is None or 0 in in_shapes[0]:   # MXNet waits for the whole data shape
+            return list(in_shapes), list(out_shapes)
+        return super().infer_shape(in_shapes, out_shapes)
+
     def forward(self, octx, inputs, aux):
         xp = octx.xp
         x, gamma, beta = inputs

@@ -254,14 +254,16 @@ def test_infer_shape(op_name, attrs, ins, want_ins, want_out):
 
 
 def test_infer_shape_partial_and_backward():
+    # as MXNet 1.9.1 (test_partial_shapes.py checks many more against its record): the label
+    # follows from data, data learns nothing from the label or the output
     ins, outs = _infer('SoftmaxOutput', [None, (4,)])
     assert ins[0] is None and outs[0] is None
     ins, outs = _infer('SoftmaxOutput', [(0, 5), (4,)])
-    assert ins == [(4, 5), (4,)]
+    assert ins == [(0, 5), (4,)]
     ins, outs = _infer('SoftmaxOutput', [None, None], [(3, 2)])
-    assert ins == [(3, 2), (3,)]
-    ins, outs = _infer('softmax_cross_entropy', [(4, 3), None])
-    assert ins[1] == (4,) and outs[0] == (1,)
+    assert ins == [None, None]
+    with pytest.raises(MXNetError):     # MXNet needs both shapes of softmax_cross_entropy
+        _infer('softmax_cross_entropy', [(4, 3), None])
 
 
 @pytest.mark.parametrize('op_name,ins,attrs', [

@@ -1,0 +1,136 @@
+"""Partial shape (and type) inference of every registered operator against MXNet 1.9.1: each case
+of partial_shape_cases.py / partial_shape_cases_more.py was run on MXNet by
+fixtures/make_partial_shape_fixture.py, which kept the graph's JSON and MXNet's results in
+fixtures/partial_shapes_mxnet.json; here mxmod loads each graph and must give the same
+infer_shape_partial, infer_shape and infer_type_partial results (or raise where MXNet raises).
+A live run against the oracle checks that the fixture is the cases' current record."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxmod as mx
+from mxmod.base import MXNetError
+from mxmod.ops.base import OPS
+from mxmod_tests.conftest import ORACLE_PYTHON, oracle_available
+from mxmod_tests.ops.partial_shape_cases import all_cases, case_id
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, 'fixtures', 'partial_shapes_mxnet.json')
+GENERATOR = os.path.join(HERE, 'fixtures', 'make_partial_shape_fixture.py')
+
+CASES = all_cases()
+with open(FIXTURE) as _handle:
+    _FIXTURE = json.load(_handle)
+RECORD, GRAPHS = _FIXTURE['cases'], _FIXTURE['graphs']
+
+# Registered operators without a case, and why.
+NOT_COVERED = {
+    '_foreach': 'control flow (holds subgraphs): mxmod_tests/control_flow',
+    '_while_loop': 'control flow (holds subgraphs): mxmod_tests/control_flow',
+    '_cond': 'control flow (holds subgraphs): mxmod_tests/control_flow',
+    'Custom': 'shapes come from the registered Python CustomOpProp: mxmod_tests/ops/test_custom.py',
+}
+
+# Cases where mxmod deliberately differs from MXNet 1.9.1, with the reason.
+DEVIATIONS = {}
+
+
+def _shapes(group):
+    return None if group is None else [list(s) for s in group]
+
+
+def _error(result):
+    return isinstance(result, dict) and 'error' in result
+
+
+def mxmod_result(rec):
+    """mxmod's results on one recorded case, in the fixture's form."""
+    try:
+        sym = mx.sym.load_json(GRAPHS[rec['graph']])
+    except MXNetError as err:       # an attribute mxmod refuses when the graph is loaded
+        refused = {'error': 'loading the graph: %s' % err}
+        return {'partial': refused, 'full': refused, 'types': refused}
+    shapes = {k: tuple(v) for k, v in rec['shapes'].items()}
+    out = {}
+    try:
+        out['partial'] = [_shapes(g) for g in sym.infer_shape_partial(**shapes)]
+    except MXNetError as err:
+        out['partial'] = {'error': str(err)}
+    try:
+        full = sym.infer_shape(**shapes)
+        out['full'] = None if full[0] is None else [_shapes(g) for g in full]
+    except MXNetError as err:
+        out['full'] = {'error': str(err)}
+    if 'dtypes' in rec:
+        try:
+            got = sym.infer_type_partial(**rec['dtypes'])
+            out['types'] = [[None if t is None else np.dtype(t).name for t in g] for g in got]
+        except MXNetError as err:
+            out['types'] = {'error': str(err)}
+    return out
+
+
+def compare(rec, got):
+    """The differences between MXNet's record and mxmod's results (an empty list when none)."""
+    diffs = []
+    for key in ('partial', 'full', 'types'):
+        if key not in rec:
+            continue
+        want, have = rec[key], got[key]
+        if want == 'partial':       # complete, and the same shapes as infer_shape_partial's
+            want = rec['partial']
+        if _error(want) or _error(have):
+            if _error(want) != _error(have):
+                diffs.append('%s: MXNet %s, mxmod %s' % (key, want, have))
+        elif want != have:
+            diffs.append('%s: MXNet %s, mxmod %s' % (key, want, have))
+    return diffs
+
+
+def test_fixture_holds_every_case():
+    ids = [case_id(c) for c in CASES]
+    assert len(set(ids)) == len(ids)
+    assert sorted(RECORD) == sorted(ids), 'run fixtures/make_partial_shape_fixture.py'
+
+
+def test_every_registered_operator_is_covered():
+    covered = {OPS[c['op']].op_name for c in CASES}
+    missing = sorted({cls.op_name for cls in OPS.values()} - covered - set(NOT_COVERED))
+    assert not missing, 'operators without partial-shape cases: %s' % missing
+
+
+def test_cases_match_mxnet():
+    failures = []
+    for key, rec in sorted(RECORD.items()):
+        diffs = compare(rec, mxmod_result(rec))
+        if diffs and DEVIATIONS.get(key) != diffs:
+            failures.append('%s\n    %s' % (key, '\n    '.join(diffs)))
+    assert not failures, '%d of %d cases differ:\n%s' % (len(failures), len(RECORD),
+                                                          '\n'.join(failures))
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not oracle_available(), reason='needs the MXNet 1.9.1 oracle venv')
+def test_fixture_is_mxnet_current(tmp_path):
+    out = str(tmp_path / 'record.json')
+    subprocess.run([ORACLE_PYTHON, GENERATOR, out], check=True, timeout=600,
+                   stdout=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=''))
+    with open(out) as handle:
+        assert json.load(handle) == _FIXTURE
+
+
+if __name__ == '__main__':
+    # python -m mxmod_tests.ops.test_partial_shapes [substring]: list the differing cases
+    pattern = sys.argv[1] if len(sys.argv) > 1 else ''
+    count = 0
+    for key, rec in sorted(RECORD.items()):
+        if pattern in key:
+            diffs = compare(rec, mxmod_result(rec))
+            if diffs:
+                count += 1
+                print(key, '\n    ' + '\n    '.join(diffs))
+    print(count, 'differ')
