@@ -13,7 +13,7 @@ from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
 from . import buffers, fastpath, fuse_lstm, fusion, gradient_writes, numerics, storage
-from .monitoring import report_forward, report_backward
+from .monitoring import monitored_backward, report_forward, report_backward
 from .setup import ExecutorSetup
 from .utilities import ExecutorUtilities
 
@@ -305,10 +305,7 @@ class Executor(ExecutorSetup, ExecutorUtilities):
         outs = self._backward_outputs(step, octx) if step.read_outputs else step.no_outputs
         aux = self._gather(step.aux, octx.ctx) if step.aux else step.aux
         if self._monitor is not None:
-            need = octx.need_grad
-            octx.need_grad = [True] * len(need)
-            in_grads = backward(octx, ogs, ins, outs, aux)
-            octx.need_grad = need
+            in_grads = monitored_backward(backward, octx, ogs, ins, outs, aux)
             report_backward(self, step, list(ogs) + list(ins) + list(outs), in_grads)
         elif PROFILER.symbolic:
             in_grads = run_op('_backward_' + op.op_name, octx.ctx, backward, octx, ogs, ins,

@@ -4,6 +4,7 @@ after each node runs, every output (hidden ones included) as ``<node>_<output>``
 ``monitor_all``, before each node runs, each input as ``<node>_<argument>`` (or
 ``<node>_input<i>`` for operators without named inputs), preceded by the variable's own name
 when the input is a variable."""
+from ..base import MXNetError
 from ..ndarray.ndarray import from_xp
 
 
@@ -56,6 +57,22 @@ def _report_inputs(exe, step, ctx):
             exe._monitor(variables[slot], value)
         exe._monitor('%s_input%d' % (step.name, i) if generic else '%s_%s' % (step.name, name),
                      value)
+
+
+def monitored_backward(backward, octx, out_grads, ins, outs, aux):
+    """Run one backward step for the monitor, which reports the gradient of every input: all
+    of them are asked for; an operator that refuses some of them (Embedding's data, which MXNet
+    never computes either) is asked again for the ones the graph needs, and the monitor sees
+    zeros for the others. The flags are restored either way."""
+    need = octx.need_grad
+    octx.need_grad = [True] * len(need)
+    try:
+        return backward(octx, out_grads, ins, outs, aux)
+    except MXNetError:
+        octx.need_grad = need
+        return backward(octx, out_grads, ins, outs, aux)
+    finally:
+        octx.need_grad = need
 
 
 def report_backward(exe, step, backward_inputs, in_grads):
