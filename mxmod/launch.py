@@ -5,7 +5,7 @@ Runs ``N`` workers (and ``S`` parameter-server ranks for ``dist_async``) with th
 sits beside this Python interpreter (the one belonging to the MPI library mpi4py loads). Every
 Python rank runs under ``python -m mpi4py``, so an uncaught exception in any rank aborts the whole
 job instead of leaving the others blocked; a rank killed by a signal makes ``mpiexec`` end the
-others. Each worker checks that it sees the world size that was asked for (a foreign ``mpiexec``
+others, and the launcher names it (:mod:`mxmod.launch_ranks`). Each worker checks that it sees the world size that was asked for (a foreign ``mpiexec``
 silently starts N one-process jobs instead), and only rank 0 prints INFO logs and progress bars.
 
 Ranks go to the hosts of ``-H``/``--hostfile`` (started through the MPI library's own launcher,
@@ -25,8 +25,10 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 from . import cluster
+from . import launch_ranks
 from .base import MXNetError
 
 __all__ = ['main', 'build_command', 'find_mpiexec']
@@ -121,6 +123,7 @@ def run_worker(program):
     cluster.check_rank_software(wld.rank)
     cluster.share_cores()
     os.environ['MXMOD_RANK'] = str(wld.rank)
+    launch_ranks.record_rank(wld.rank, 'worker')
     if wld.rank != 0:
         logging.disable(logging.INFO)
         os.environ['MXMOD_PROGRESS_BAR'] = '0'
@@ -138,6 +141,7 @@ def run_server():
     from .kvstore import mpi_comm, server  # pylint: disable=import-outside-toplevel
     cluster.check_rank_software(mpi_comm.world().rank)
     cluster.share_cores()
+    launch_ranks.record_rank(mpi_comm.world().rank, 'server')
     server.main()
 
 
@@ -187,21 +191,34 @@ def main(argv=None):
     except (ValueError, MXNetError) as err:
         parser.error(str(err))
     args.num_workers = workers
-    try:
-        proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
-    except OSError as err:
-        parser.error('cannot run %s: %s' % (cmd[0], err))
-    try:
-        code = proc.wait()
-    except KeyboardInterrupt:
-        proc.terminate()
-        code = proc.wait()
-    if code != 0:
-        sys.stderr.write('mxmod.launch: the MPI job (%d worker(s), %d server(s)) failed with exit '
-                         'status %d (an uncaught exception in a rank gives 1, a rank killed by '
-                         'signal N gives N or 128+N); see the messages above\n'
-                         % (args.num_workers, args.num_servers, code))
+    with tempfile.TemporaryDirectory(prefix='mxmod-launch-') as folder:
+        watch = launch_ranks.RankWatch(folder)
+        env[launch_ranks.ENV_RANKS] = watch.path
+        try:
+            proc = subprocess.Popen(cmd, env=env)  # pylint: disable=consider-using-with
+        except OSError as err:
+            watch.close()
+            parser.error('cannot run %s: %s' % (cmd[0], err))
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            code = proc.wait()
+        watch.close()
+        if code != 0:
+            _report_failure(args, code, watch.first_death())
     return code
+
+
+def _report_failure(args, code, dead):
+    """The launcher's last words on a failed job, naming the rank that died first (``dead``, a
+    sentence, or None)."""
+    if dead:
+        sys.stderr.write('mxmod.launch: %s\n' % dead)
+    sys.stderr.write('mxmod.launch: the MPI job (%d worker(s), %d server(s)) failed with exit '
+                     'status %d (an uncaught exception in a rank gives 1, a rank killed by '
+                     'signal N gives N or 128+N); see the messages above\n'
+                     % (args.num_workers, args.num_servers, code))
 
 
 def _num_workers(args, hosts):

@@ -17,17 +17,20 @@ ranks blocked forever in a collective it never joins. So:
   already passed the call is waited for as usual: it will complete.
 
 The goodbyes travel on ``COMM_WORLD`` under a tag of their own (creating a private communicator
-would itself be a collective that a finished rank never joins)."""
+would itself be a collective that a finished rank never joins).
+
+A rank that dies (SIGKILL, a crash) says no goodbye; the launcher normally ends the job then, and
+where it does not, a long wait notices a dead peer on the same host (:mod:`liveness`) and raises
+naming it, as for a peer that exited."""
 import atexit
-import os
 import sys
 import time
 
 import numpy as np
 
 from ..base import MXNetError
-from ..profiler.hooks import traced
-from .net_emulation import charge_collective, now, payload_bytes, pickled_bytes
+from . import liveness
+from .watched_comm import WatchedComm  # noqa: F401  (its home was this module)
 
 __all__ = ['PeerWatch', 'WatchedComm', 'TAG_GOODBYE', 'TAG_HELLO']
 
@@ -35,6 +38,8 @@ TAG_GOODBYE = 27101
 TAG_HELLO = 27102
 # key of a goodbye sent by a process that exits on an uncaught exception
 FAILED = 'failed'
+# key of the goodbye recorded for a peer whose process died (its process id)
+KILLED = 'killed'
 # polls of the pending request between two looks for goodbyes (a look is one MPI_Iprobe)
 _POLLS_PER_LOOK = 32
 # after this many polls a waiting rank lets other processes run between looks (as MPI libraries
@@ -52,6 +57,9 @@ _IDLE_PAUSE_SHARE = 0.05
 _GOODBYE_PAUSE = 1e-3
 # how long a failing process lets its goodbyes leave
 _FAILED_SEND_SECONDS = 1.0
+# how long a failing process waits, its traceback written, before mpi4py aborts the job: the
+# launcher forwards the traceback meanwhile (an abort can end the job before it has)
+_FAILED_FLUSH_SECONDS = 0.3
 
 
 def _exiting_on_error():
@@ -80,16 +88,52 @@ class PeerWatch(object):
         self.num_workers = num_workers
         self.completed = {}
         self.gone = {}
+        self.local = {}          # rank -> (process id, start time) of the peers on this host
+        self._hellos = []
         self._status = MPI.Status()
         self._said = False
+        self._next_check = 0.0
 
     def role(self, rank):
         """``'worker rank 1'`` or ``'server rank 2'``."""
         return '%s rank %d' % ('worker' if rank < self.num_workers else 'server', rank)
 
     def left(self, rank):
-        """How ``rank`` ended: ``'exited'`` or ``'failed (uncaught exception)'``."""
+        """How ``rank`` ended: ``'exited'``, ``'failed (uncaught exception)'`` or ``'died
+        (...)'``."""
+        if self.killed(rank):
+            return liveness.describe(self.gone[rank][KILLED])
         return 'failed (uncaught exception)' if self.gone[rank].get(FAILED) else 'exited'
+
+    def killed(self, rank):
+        """Whether ``rank``'s process died without a goodbye."""
+        return KILLED in self.gone.get(rank, ())
+
+    def announce(self):
+        """Tell every other rank this process's host, id and start time (once, at setup)."""
+        me = liveness.identity()
+        self._hellos = [self.comm.isend(me, dest=peer, tag=liveness.TAG_ALIVE)
+                        for peer in range(self.comm.Get_size()) if peer != self.rank]
+
+    def check_alive(self):
+        """Record the peers on this host whose process died as gone (marked killed); return
+        True when one was found."""
+        found = False
+        for rank, (pid, start) in list(self.local.items()):
+            if rank not in self.gone and liveness.is_dead(pid, start):
+                self.gone[rank] = {KILLED: pid}
+                found = True
+        return found
+
+    def _due_check(self, began):
+        """check_alive() once a wait that began at ``began`` (time.perf_counter) has lasted
+        liveness.FIRST_CHECK seconds (a launcher that ends the job on a death has done so by
+        then), then every liveness.CHECK_EVERY seconds."""
+        moment = time.perf_counter()
+        if moment - began < liveness.FIRST_CHECK or moment < self._next_check:
+            return False
+        self._next_check = moment + liveness.CHECK_EVERY
+        return self.check_alive()
 
     def count(self, channel):
         """Operations this process completed on ``channel``."""
@@ -102,6 +146,11 @@ class PeerWatch(object):
     def look(self):
         """Receive every goodbye that has arrived; return True when there was one."""
         comm, status, found = self.comm, self._status, False
+        while comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=liveness.TAG_ALIVE, status=status):
+            source = status.Get_source()
+            host, pid, start = comm.recv(source=source, tag=liveness.TAG_ALIVE)
+            if host == liveness.HOST:
+                self.local[source] = (pid, start)
         while comm.Iprobe(source=self.MPI.ANY_SOURCE, tag=TAG_GOODBYE, status=status):
             source = status.Get_source()
             self.gone[source] = comm.recv(source=source, tag=TAG_GOODBYE)
@@ -131,7 +180,8 @@ class PeerWatch(object):
             polls += 1
             if polls % _POLLS_PER_LOOK:
                 continue
-            if self.look() or self.gone:
+            if self.look() or self.gone or (polls >= _POLLS_BEFORE_YIELD
+                                            and self._due_check(began)):
                 message = blame()
                 if message is not None and not test():
                     raise MXNetError(message)
@@ -153,6 +203,10 @@ class PeerWatch(object):
             late = self.finished_before(peers, 'stores', index)
             if late is None:
                 return None
+            if self.killed(late[0]):
+                return ('kvstore: %s %s while %s creates kvstore #%d (%s)'
+                        % (self.role(late[0]), self.left(late[0]), self.role(self.rank), index,
+                           what))
             return ('kvstore: %s %s after creating %d kvstore(s), while %s creates kvstore #%d '
                     '(%s); every worker must create the same kvstores in the same order'
                     % (self.role(late[0]), self.left(late[0]), late[1], self.role(self.rank),
@@ -183,21 +237,33 @@ class PeerWatch(object):
         peers = [peer for peer in range(self.comm.Get_size()) if peer != self.rank]
         requests = [self.comm.isend(counts, dest=peer, tag=TAG_GOODBYE) for peer in peers]
         deadline = time.monotonic() + _FAILED_SEND_SECONDS
-        pause = 0.0
-        while not MPI.Request.Testall(requests) or (len(self.gone) < len(peers) and not failed):
+        pause, began = 0.0, time.perf_counter()
+        while not self._sent(requests, peers) or (len(self.gone) < len(peers) and not failed):
             if failed and time.monotonic() > deadline:
-                return
+                break
             self.look()
+            self._due_check(began)
             time.sleep(pause)
             pause = min(_GOODBYE_PAUSE, pause + 1e-5)
-        failed_peers = [r for r, counts in self.gone.items() if counts.get(FAILED)]
+        if failed:
+            sys.stderr.flush()
+            time.sleep(_FAILED_FLUSH_SECONDS)
+            return
+        failed_peers = [r for r, counts in self.gone.items()
+                        if counts.get(FAILED) or KILLED in counts]
         if failed_peers and not failed:
             # the job failed: make sure it ends non-zero even when this rank's clean finalize
             # would otherwise race with the failed rank's abort
-            sys.stderr.write('mxmod: %s failed; ending the MPI job\n'
-                             % ', '.join(self.role(r) for r in sorted(failed_peers)))
+            sys.stderr.write('mxmod: %s; ending the MPI job\n'
+                             % ', '.join('%s %s' % (self.role(r), self.left(r))
+                                         for r in sorted(failed_peers)))
             sys.stderr.flush()
             MPI.COMM_WORLD.Abort(1)
+
+    def _sent(self, requests, peers):
+        """Whether the goodbyes to every peer still alive have left."""
+        return all(request.Test() for request, peer in zip(requests, peers)
+                   if not self.killed(peer))
 
     def register(self):
         """Say goodbye at normal interpreter exit (atexit handlers run before mpi4py finalizes
@@ -206,158 +272,7 @@ class PeerWatch(object):
         atexit.register(self.say_goodbye)
         keyval = self.MPI.Comm.Create_keyval(delete_fn=self._on_finalize)
         self.MPI.COMM_SELF.Set_attr(keyval, True)
+        self.announce()
 
     def _on_finalize(self, comm, keyval, value):  # pylint: disable=unused-argument
         self.say_goodbye()
-
-
-class WatchedComm(object):
-    """A worker communicator whose store calls notice a finished peer instead of hanging.
-
-    A store starts each of its collective calls with :meth:`begin`. The first collective that
-    follows runs as its non-blocking form completed by :meth:`PeerWatch.wait`, and is the
-    operation counted for goodbyes; it is an allreduce, allgather or barrier (a broadcast is
-    preceded by a watched barrier), whose completion proves that every worker joined this call.
-    Every worker then makes the call's remaining collectives, so those run as the plain
-    blocking MPI calls at full speed. Methods have mpi4py's signatures.
-
-    Parameters
-    ----------
-    comm : mpi4py.MPI.Comm
-        The workers' communicator (its rank ``i`` is world rank ``i``).
-    watch : PeerWatch
-    channel : int
-        This communicator's number, the same on every worker.
-    label : str
-        The store type, for messages.
-    """
-
-    def __init__(self, comm, watch, channel, label):
-        self.comm = comm
-        self.watch = watch
-        self.channel = channel
-        self.label = label
-        self.what = None
-        self.armed = False
-        self.peers = [r for r in range(comm.Get_size()) if r != comm.Get_rank()]
-
-    def Get_rank(self):  # pylint: disable=invalid-name
-        """This worker's rank."""
-        return self.comm.Get_rank()
-
-    def Get_size(self):  # pylint: disable=invalid-name
-        """Number of workers."""
-        return self.comm.Get_size()
-
-    def begin(self, what):
-        """Start the store call ``what`` (e.g. ``'pushpull'``): watch its first collective."""
-        self.what = what
-        self.armed = True
-
-    def _blame(self):
-        index = self.watch.count(self.channel) + 1
-        late = self.watch.finished_before(self.peers, self.channel, index)
-        if late is None:
-            return None
-        return ('kvstore %s: %s %s after %d collective call%s on this store, while %s waits '
-                'in %s (call #%d), which it will never join; every worker must make the same '
-                'kvstore calls (init, push, pushpull, barrier) in the same order, e.g. run the '
-                'same number of batches'
-                % (self.label, self.watch.role(late[0]), self.watch.left(late[0]), late[1],
-                   '' if late[1] == 1 else 's', self.watch.role(self.watch.rank), self.what,
-                   index))
-
-    def _watched(self, request):
-        self.armed = False
-        self.watch.wait(request.Test, self._blame)
-        self.watch.done(self.channel)
-
-    @traced('KVStore', 'MPI_Allreduce')
-    def Allreduce(self, sendbuf, recvbuf, op):  # pylint: disable=invalid-name
-        """``MPI_Allreduce`` (``sendbuf`` may be ``MPI.IN_PLACE``)."""
-        started = now()
-        if self.armed:
-            self._watched(self.comm.Iallreduce(sendbuf, recvbuf, op=op))
-        else:
-            self.comm.Allreduce(sendbuf, recvbuf, op=op)
-        charge_collective('allreduce', payload_bytes(recvbuf), self.comm.Get_size(), started)
-
-    @traced('KVStore', 'MPI_Allgather')
-    def Allgather(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
-        """``MPI_Allgather`` of equal-sized buffers."""
-        started = now()
-        if self.armed:
-            self._watched(self.comm.Iallgather(sendbuf, recvbuf))
-        else:
-            self.comm.Allgather(sendbuf, recvbuf)
-        charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
-
-    @traced('KVStore', 'MPI_Allgatherv')
-    def Allgatherv(self, sendbuf, recvbuf):  # pylint: disable=invalid-name
-        """``MPI_Allgatherv``: every worker's variable-length buffer; ``recvbuf`` is
-        ``[array, (counts, displacements)]``."""
-        started = now()
-        if self.armed:
-            self._watched(self.comm.Iallgatherv(sendbuf, recvbuf))
-        else:
-            self.comm.Allgatherv(sendbuf, recvbuf)
-        charge_collective('allgather', payload_bytes(sendbuf), self.comm.Get_size(), started)
-
-    @traced('KVStore', 'MPI_Alltoallv')
-    def Alltoallv(self, sendbuf, recvbuf, piece_bytes):  # pylint: disable=invalid-name
-        """``MPI_Alltoallv`` (``[array, (counts, displacements), datatype]`` buffers); the link
-        is charged as an allgather of ``piece_bytes`` per rank (each rank sends one piece to
-        every other)."""
-        started = now()
-        if self.armed:
-            self._watched(self.comm.Ialltoallv(sendbuf, recvbuf))
-        else:
-            self.comm.Alltoallv(sendbuf, recvbuf)
-        charge_collective('allgather', piece_bytes, self.comm.Get_size(), started)
-
-    def Allgatherv_in_place(self, recvbuf, piece_bytes):  # pylint: disable=invalid-name
-        """``MPI_Allgatherv`` with ``MPI.IN_PLACE`` (each rank's piece already lies at its
-        displacement of ``recvbuf``); charged as an allgather of ``piece_bytes`` per rank."""
-        started = now()
-        in_place = self.watch.MPI.IN_PLACE
-        if self.armed:
-            self._watched(self.comm.Iallgatherv(in_place, recvbuf))
-        else:
-            self.comm.Allgatherv(in_place, recvbuf)
-        charge_collective('allgather', piece_bytes, self.comm.Get_size(), started)
-
-    @traced('KVStore', 'MPI_Barrier')
-    def Barrier(self):  # pylint: disable=invalid-name
-        """``MPI_Barrier``."""
-        started = now()
-        if self.armed:
-            self._watched(self.comm.Ibarrier())
-        else:
-            self.comm.Barrier()
-        charge_collective('barrier', 0, self.comm.Get_size(), started)
-
-    @traced('KVStore', 'MPI_Bcast')
-    def Bcast(self, buf, root=0):  # pylint: disable=invalid-name
-        """``MPI_Bcast`` from ``root`` (its completion at the root proves nothing about the
-        others, so a watched barrier goes first when it opens a call)."""
-        if self.armed:
-            self.Barrier()
-        started = now()
-        self.comm.Bcast(buf, root=root)
-        charge_collective('bcast', payload_bytes(buf), self.comm.Get_size(), started)
-
-    @traced('KVStore', 'MPI_Allgather (objects)')
-    def allgather(self, obj):
-        """Pickled allgather (a watched barrier first when it opens a call)."""
-        if self.armed:
-            self.Barrier()
-        started = now()
-        everyone = self.comm.allgather(obj)
-        if started is not None:
-            charge_collective('allgather', pickled_bytes(obj), self.comm.Get_size(), started)
-        return everyone
-
-    def barrier(self, what='barrier'):
-        """A whole store call that is one watched barrier."""
-        self.begin(what)
-        self.Barrier()
