@@ -68,8 +68,10 @@ def test_failing_rank_ends_the_job(mode, servers):
     assert seconds < 30
     if mode == 'kill':
         assert 'failed with exit status 9' in err
+        assert 'mxmod.launch: worker rank 1 (process ' in err and ') died:' in err, err[-2000:]
     else:
         assert 'boom from rank 1' in err
+        assert ') died:' not in err        # the ranks the abort takes down are not blamed
     assert 'got past a collective' not in err and 'never joined' not in err
 
 
