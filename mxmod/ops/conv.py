@@ -308,6 +308,10 @@ class Deconvolution(_ConvBase):
             return self.pad, self.adj
         pads, adjs = [], []
         for x, s, k, t in zip(spatial, self.stride, self.dk, self.target):
+            if not x:               # unknown in partial inference: its output stays unknown
+                pads.append(0)
+                adjs.append(0)
+                continue
             total = s * (x - 1) + k - t
             if total < 0:
                 raise MXNetError('%s: target_shape %s is too big for input %s'
@@ -335,10 +339,7 @@ class Deconvolution(_ConvBase):
                              self._weight_layout((d[1], f // g) + self.kernel))
         if not self.p.no_bias:
             ins[2] = merge_shape(self.op_name, 'bias', ins[2], (f,))
-        if all(d[2:]):
-            spatial, _ = self._out_spatial(d[2:])
-        else:
-            spatial = [0] * self.nd
+        spatial, _ = self._out_spatial(d[2:])    # per axis: unknown where the input's is
         outs[0] = merge_shape(self.op_name, 'output', outs[0],
                               cu.shape_from_cf((d[0], f) + tuple(spatial), self.layout))
         return ins, outs

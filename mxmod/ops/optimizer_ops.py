@@ -5,7 +5,7 @@ Called as ``mx.nd.sgd_mom_update(weight, grad, mom, out=weight, lr=..., ...)``: 
 new weight; ``out=weight`` writes it back. The arithmetic lives in :mod:`.optimizer_kernels`."""
 from ..base import MXNetError
 from . import optimizer_kernels as K
-from .base import Operator, Param, register, merge_shape
+from .base import Operator, Param, register, merge_shape, mx_dim
 
 _LR = {'lr': Param('float')}
 _WD = {'wd': Param('float', 0.0)}
@@ -107,13 +107,34 @@ _LAMB1 = {'beta1': Param('float', 0.9), 'beta2': Param('float', 0.999),
           'rescale_grad': Param('float', 1.0), 'clip_gradient': Param('float', -1.0)}
 _LAMB2 = {'lr': Param('float'), 'lower_bound': Param('float', -1.0),
           'upper_bound': Param('float', -1.0)}
+def _lamb_phase2_infer(self, in_shapes, out_shapes):
+    """MXNet's lamb phase-2 inference: weight, g (and weight32) of one rank and equal dims (an
+    unknown dim equals only an unknown dim), r1 and r2 of first dim 1; the output is weight's."""
+    names = self.list_arguments()
+    weight = in_shapes[0]
+    for name in ('g', 'weight32')[:len(names) - 3]:
+        other = in_shapes[names.index(name)]
+        if (weight is None) != (other is None) or (weight is not None and (
+                len(weight) != len(other) or [mx_dim(d) for d in weight] != [mx_dim(d) for d in
+                                                                          other])):
+            raise MXNetError('%s: weight %s and %s %s must have equal shapes'
+                             % (self.op_name, weight, name, other))
+    for name in ('r1', 'r2'):
+        shape = in_shapes[names.index(name)]
+        if not shape or shape[0] != 1:
+            raise MXNetError('%s: %s must be of shape (1,), got %s'
+                             % (self.op_name, name, 'an unknown shape' if shape is None else shape))
+    return list(in_shapes), [weight] if weight is not None else list(out_shapes)
+
+
 _update_op('lamb_update_phase1', K.lamb_phase1, ('weight', 'grad', 'mean', 'var'), _LAMB1)
 _update_op('lamb_update_phase2', K.lamb_phase2, ('weight', 'g', 'r1', 'r2'), _LAMB2,
-           scalars=('r1', 'r2'))
+           scalars=('r1', 'r2'), infer_shape=_lamb_phase2_infer)
 _update_op('mp_lamb_update_phase1', K.mp_lamb_phase1, ('weight', 'grad', 'mean', 'var', 'weight32'),
            _LAMB1, float32_inputs=('mean', 'var', 'weight32'), float32_output=True)
 _update_op('mp_lamb_update_phase2', K.mp_lamb_phase2, ('weight', 'g', 'r1', 'r2', 'weight32'),
-           _LAMB2, scalars=('r1', 'r2'), float32_inputs=('g', 'r1', 'r2', 'weight32'))
+           _LAMB2, scalars=('r1', 'r2'), float32_inputs=('g', 'r1', 'r2', 'weight32'),
+           infer_shape=_lamb_phase2_infer)
 
 
 class MultiSGDOp(UpdateOp):
@@ -140,16 +161,15 @@ class MultiSGDOp(UpdateOp):
         return ['output_%d' % i for i in range(self.p.num_weights)]
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: each group's shapes must agree, but MXNet merges them on copies, so
+        # nothing is inferred
         width = len(self.group)
-        ins, outs = [], []
         for i in range(self.p.num_weights):
             shape = out_shapes[i] if out_shapes else None
             for j in range(width):
                 shape = merge_shape(self.describe(), self.list_arguments()[i * width + j],
                                     shape, in_shapes[i * width + j])
-            ins += [shape] * width
-            outs.append(shape)
-        return ins, outs
+        return list(in_shapes), list(out_shapes)
 
     def infer_type(self, in_types, out_types):
         width = len(self.group)

@@ -54,9 +54,12 @@ class _Ordering(Operator):
         return octx.xp.zeros(shape, dtype=dtype)
 
     def infer_shape(self, in_shapes, out_shapes):
-        if in_shapes[0] is None:
-            return in_shapes, out_shapes
-        target = self._target_shape(in_shapes[0])
+        data = in_shapes[0]
+        if data is None or 0 in data:   # MXNet sizes the sort from the whole shape, or fails
+            raise MXNetError('%s: the shape of data must be fully known, got %s'
+                             % (self.op_name, 'an unknown shape' if data is None
+                                else tuple(data)))
+        target = self._target_shape(data)
         return in_shapes, [merge_shape(self.op_name, name, s, target)
                            for name, s in zip(self.list_outputs(), out_shapes)]
 

@@ -83,9 +83,9 @@ class Pooling(Operator):
             raise MXNetError("Pooling: pooling_convention='same' supports 1-D data without pad only")
         out = []
         for x, k, s, p in zip(spatial, kernel, stride, pad):
-            if not x:
-                out.append(0)
-                continue
+            if not x:       # MXNet compares the kernel with the unknown size (-1) and fails
+                raise MXNetError('Pooling: kernel size (%d) needs the spatial sizes of data, '
+                                 'got an unknown size in %s' % (k, tuple(spatial)))
             if k > x + 2 * p:
                 raise MXNetError('Pooling: kernel size (%d) exceeds input (%d padded to %d)'
                                  % (k, x, x + 2 * p))

@@ -49,13 +49,14 @@ class _Reduce(Operator):
     params = {'axis': Param('shape?', None), 'keepdims': Param('bool', False),
               'exclude': Param('bool', False)}
     backward_uses = ('inputs', 'outputs')
+    whole_input = False     # MXNet infers max, min and norm only from a fully known input
 
     def _axis_params(self):
         return self.p.axis, self.p.keepdims, self.p.exclude
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
+        if data is None or (self.whole_input and 0 in data):
             return in_shapes, out_shapes
         axis, keepdims, exclude = self._axis_params()
         out = reduced_shape(self.op_name, data, axis, keepdims, exclude)
@@ -98,10 +99,11 @@ def _count(shape, axes):
     return int(np.prod([shape[a] for a in axes], dtype=np.int64))
 
 
-def _reduce_class(name, aliases, reduce, grad, uses, doc=''):
+def _reduce_class(name, aliases, reduce, grad, uses, doc='', whole_input=False):
     return register(type(name.title() + 'Reduce', (_Reduce,), {
         'op_name': name, 'aliases': tuple(aliases), 'reduce': staticmethod(reduce),
-        'grad': staticmethod(grad), 'backward_uses': uses, '__doc__': doc}))
+        'grad': staticmethod(grad), 'backward_uses': uses, '__doc__': doc,
+        'whole_input': whole_input}))
 
 
 def _sum(xp, x, axes):
@@ -143,10 +145,12 @@ def _extreme(name):
 
 _reduce_class('max', ('max_axis',), _extreme('max'),
               lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
-              doc='Maximum over the given axes; the gradient goes to every maximal element.')
+              doc='Maximum over the given axes; the gradient goes to every maximal element.',
+              whole_input=True)
 _reduce_class('min', ('min_axis',), _extreme('min'),
               lambda xp, x, y, dy, shape, axes: dy * (x == y), ('inputs', 'outputs'),
-              doc='Minimum over the given axes; the gradient goes to every minimal element.')
+              doc='Minimum over the given axes; the gradient goes to every minimal element.',
+              whole_input=True)
 _reduce_class('prod', (), lambda xp, x, axes: x.prod(axis=axes, keepdims=True).astype(x.dtype,
                                                                                       copy=False),
               lambda xp, x, y, dy, shape, axes: dy * (y / x), ('inputs', 'outputs'),
@@ -169,6 +173,7 @@ class Norm(_Reduce):
                                                   'int32', 'int8')),
               'keepdims': Param('bool', False)}
     backward_uses = ('inputs', 'outputs')
+    whole_input = True
 
     def _axis_params(self):
         return self.p.axis, self.p.keepdims, False
@@ -214,7 +219,7 @@ class _Search(Operator):
     pick = None
 
     def infer_shape(self, in_shapes, out_shapes):
-        if in_shapes[0] is None:
+        if in_shapes[0] is None or 0 in in_shapes[0]:   # MXNet waits for the whole shape
             return in_shapes, out_shapes
         out = _search_shape(self.op_name, in_shapes[0], self.p.axis, self.p.keepdims)
         return in_shapes, [merge_shape(self.op_name, 'output', out_shapes[0], out)]

@@ -110,29 +110,13 @@ class RNN(Operator):
         return ['output', 'state_output'] + (['statecell_output'] if self.p.mode == 'lstm' else [])
 
     # ---- inference ------------------------------------------------------------------------------
-    def _input_size_from_params(self, size):
-        """Solve the parameter-vector length for the input size (0 when it does not fit)."""
-        p = self.p
-        base = rnn_param_size(p.mode, p.num_layers, self.directions, p.state_size, 0,
-                              p.projection_size)
-        per_input = self.directions * _NUM_GATES[p.mode] * p.state_size
-        rest = size - base
-        return rest // per_input if rest > 0 and rest % per_input == 0 else 0
-
     def _data_shape(self, in_shapes, out_shapes):
-        name = self.op_name
+        """data's shape; as MXNet, RNN infers from data forwards only (the states, parameters
+        and outputs do not give data's dims)."""
         data = in_shapes[0]
         if data is not None and len(data) != 3:
             raise MXNetError('RNN: data must be 3-D (sequence length, batch, input size), got %s'
                              % (data,))
-        if out_shapes and out_shapes[0] is not None:
-            data = merge_shape(name, 'data', data, (out_shapes[0][0], out_shapes[0][1], 0))
-        for shape in in_shapes[2:4] + list(out_shapes[1:]):
-            if shape is not None and len(shape) == 3:
-                data = merge_shape(name, 'data', data, (0, shape[1], 0))
-        if in_shapes[1] is not None and len(in_shapes[1]) == 1 and in_shapes[1][0]:
-            data = merge_shape(name, 'data', data, (0, 0, self._input_size_from_params(
-                in_shapes[1][0])))
         return data
 
     def infer_shape(self, in_shapes, out_shapes):

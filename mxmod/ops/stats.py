@@ -27,8 +27,9 @@ class Moments(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
+        if data is None:        # MXNet checks its axes against the unknown rank and fails
+            raise MXNetError('moments: the shape of data must be known to reduce over axes %s'
+                             % (self.p.axes,))
         out = self._out_shape(data)
         return [data], [merge_shape(self.op_name, n, out, s)
                         for n, s in zip(self.outputs, out_shapes)]
