@@ -11,6 +11,8 @@ order; results handed on as NCHW-shaped views of channels-last memory).
 - data gradient, stride 1 (padding at most the dilated kernel's reach, the input not much larger
   than the output): the forward kernel again, correlating dy padded by ``(k-1)*dilate - pad``
   with the flipped, transposed weight;
+- data gradient of one input channel, or of output rows under 8 pixels (where the above does
+  not apply): a product with the weight into columns, added tap by tap (``_data_grad_gemm``);
 - data gradient otherwise: ``conv_kernels.data_scatter`` adds each dy pixel's window into a
   padded buffer, cropped afterwards;
 - weight gradient: ``conv_kernels.weight_grad`` (Winograd's, ``wino_wgrad``, where the forward
@@ -143,11 +145,15 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
     """Gradient (N, H, W, C) of the input from channels-last dy (N, Ho, Wo, F)."""
     kernel = tuple(w.shape[2:])
     n, c, h, wd = x_shape
+    if c == 1:
+        return _data_grad_gemm(xp, dy4, w, x_shape, stride, dilate, pad)
     if (stride == (1, 1) and all(p <= (k - 1) * d for k, d, p in zip(kernel, dilate, pad))
             and h * wd <= 1.5 * dy4.shape[1] * dy4.shape[2]):
         back = tuple((k - 1) * d - p for k, d, p in zip(kernel, dilate, pad))
         wt = _filters_last(xp, w[:, :, ::-1, ::-1].transpose(2, 3, 0, 1), c)
         return _run_forward(xp, dy4, wt, None, c, (1, 1), dilate, back)
+    if dy4.shape[2] < 8:
+        return _data_grad_gemm(xp, dy4, w, x_shape, stride, dilate, pad)
     f = w.shape[0]
     wt = _filters_last(xp, w.transpose(2, 3, 0, 1), c)
     cp = wt.shape[3]
@@ -169,6 +175,41 @@ def _data_grad(xp, dy4, w, x_shape, stride, dilate, pad):
     cuts = _image_cuts(n, n * ho * wo * f * cp * kernel[0] * kernel[1])
     kpool.run(piece, list(zip(cuts[:-1], cuts[1:])))
     return dx
+
+
+# Bytes of data-gradient columns one product of _data_grad_gemm makes (images taken in chunks)
+GEMM_COLUMNS = 4 << 20
+
+
+def _data_grad_gemm(xp, dy4, w, x_shape, stride, dilate, pad):
+    """Gradient (N, H, W, C) of the input as columns dy (N*Ho*Wo, F) @ W (F, KH*KW*C), added
+    tap by tap into a padded buffer; the images shared among the kernel threads (BLAS on one
+    thread meanwhile), each thread's in chunks of at most GEMM_COLUMNS bytes of columns. For
+    one input channel (the scatter kernel's vectors run over channels, 15 of 16 lanes idle) and
+    rows shorter than its 8-pixel blocks (a text convolution's output is one pixel wide) this
+    is 2.5-20 times faster than the scatter."""
+    n, c, h, wd = x_shape
+    f, _, kh, kw = w.shape
+    ho, wo = dy4.shape[1:3]
+    wm = xp.ascontiguousarray(w.transpose(0, 2, 3, 1).reshape(f, kh * kw * c),
+                              dtype=numpy.float32)
+    dxp = xp.zeros((n, h + 2 * pad[0], wd + 2 * pad[1], c), dtype=numpy.float32)
+    rows, cols = stride[0] * (ho - 1) + 1, stride[1] * (wo - 1) + 1
+    chunk = max(1, GEMM_COLUMNS // (4 * ho * wo * kh * kw * c))
+
+    def piece(first, last):
+        for n0 in range(first, last, chunk):
+            n1 = min(last, n0 + chunk)
+            part = xp.matmul(dy4[n0:n1].reshape(-1, f), wm).reshape(n1 - n0, ho, wo, kh, kw, c)
+            for i in range(kh):
+                r = i * dilate[0]
+                for j in range(kw):
+                    s = j * dilate[1]
+                    dxp[n0:n1, r:r + rows:stride[0], s:s + cols:stride[1]] += part[:, :, :, i, j]
+
+    cuts = _image_cuts(n, n * ho * wo * f * kh * kw * c)
+    kpool.run(piece, list(zip(cuts[:-1], cuts[1:])))
+    return xp.ascontiguousarray(dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + wd])
 
 
 # Weight gradients are summed over images: the images are cut into at most GROUPS groups (set by

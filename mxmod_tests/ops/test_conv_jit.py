@@ -22,7 +22,7 @@ CASES = [
     ((2, 64, 8, 8), 64, (3, 3), (1, 1), (1, 1), (1, 1), True),
     ((2, 16, 17, 18), 32, (3, 3), (2, 2), (1, 1), (1, 1), True),       # strided, odd sizes
     ((2, 16, 16, 16), 32, (1, 1), (2, 2), (0, 0), (1, 1), True),       # strided 1x1 shortcut
-    ((2, 48, 9, 9), 16, (3, 3), (2, 2), (1, 1), (1, 1), True),         # scatter: 32 + 16 channels
+    ((2, 48, 17, 17), 16, (3, 3), (2, 2), (1, 1), (1, 1), True),       # scatter: 32 + 16 channels
     ((2, 3, 9, 11), 16, (3, 3), (1, 1), (1, 1), (1, 1), False),        # 3 input channels
     ((2, 1, 28, 28), 20, (5, 5), (1, 1), (0, 0), (1, 1), False),       # LeNet: 20 filters
     ((2, 20, 12, 12), 50, (5, 5), (1, 1), (0, 0), (1, 1), False),      # 50 filters
@@ -30,6 +30,11 @@ CASES = [
     ((2, 5, 13, 17), 33, (3, 3), (1, 1), (3, 1), (2, 2), False),       # dilation, pad > reach
     ((2, 9, 6, 6), 12, (1, 1), (1, 1), (0, 0), (1, 1), True),
     ((1, 4, 5, 4), 3, (2, 2), (1, 2), (2, 1), (1, 1), False),
+    # data gradient as columns (_data_grad_gemm): one input channel, or output rows < 8 pixels
+    ((3, 1, 11, 20), 24, (3, 20), (1, 1), (0, 0), (1, 1), False),      # text CNN: 1-pixel rows
+    ((2, 1, 13, 9), 8, (3, 3), (2, 1), (1, 2), (2, 1), False),         # 1 channel, uneven
+    ((2, 24, 7, 7), 16, (3, 3), (2, 2), (1, 1), (1, 1), True),         # 4-pixel rows, strided
+    ((2, 3, 12, 5), 10, (4, 2), (1, 2), (0, 1), (1, 2), False),        # 2-pixel rows, dilated
 ]
 
 
