@@ -72,18 +72,23 @@ def _variable_names(sym):
 
 
 def _slot_info(plan, shape_known, type_known):
-    """Inferred shape and dtype of every slot of ``plan`` (None where unknown)."""
-    return _slot_shapes(plan, shape_known), _slot_types(plan, type_known)
-
-
-def _slot_shapes(plan, known):
+    """Inferred shape and dtype of every slot of ``plan`` (None where unknown), and the
+    inference graph (for :func:`default_float32`)."""
     graph = plan.inference_graph()
-    return solve(graph, seed_shapes(graph, known), 'shape')
+    shapes = solve(graph, seed_shapes(graph, shape_known), 'shape')
+    return shapes, solve(graph, seed_types(graph, type_known), 'type'), graph
 
 
-def _slot_types(plan, known):
-    graph = plan.inference_graph()
-    return solve(graph, seed_types(graph, known), 'type')
+def default_float32(plan, graph, slot_types):
+    """Give the variables of no inferred dtype float32 and go on inferring from there (what
+    inferring again from all the variables' dtypes gives, at the cost of the operators that
+    read those variables)."""
+    untyped = [slot for slot in plan.arg_slots + plan.aux_slots if slot_types[slot] is None]
+    if untyped:
+        for slot in untyped:
+            slot_types[slot] = 'float32'
+        solve(graph, slot_types, 'type', changed_entries=untyped)
+    return slot_types
 
 
 def _arg_ctx(plan, sym, ctx, group2ctx, names):
@@ -112,18 +117,14 @@ def _simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, sha
                         'got %r (%s)' % (ctx, type(ctx).__name__))
     opt, plan = optimized_plan(sym)
     type_dict = dict(type_dict or {})
-    slot_shapes, slot_types = _slot_info(plan, shapes, type_dict)
+    slot_shapes, slot_types, graph = _slot_info(plan, shapes, type_dict)
     missing = [n for n, s in zip(plan.arg_names + plan.aux_names, _var_shapes(plan, slot_shapes))
                if unknown(s)]
     if missing:
         raise MXNetError('simple_bind: cannot infer the shapes of %s from the given shapes %s; '
                          'give them as keyword arguments' % (missing, shapes))
-    if any(slot_types[slot] is None for slot in plan.arg_slots + plan.aux_slots):
-        # variables of no known dtype are float32: infer again from that
-        for slot in plan.arg_slots + plan.aux_slots:
-            if slot_types[slot] is None:
-                slot_types[slot] = 'float32'
-        slot_types = _slot_types(plan, _named(plan, slot_types))
+    default_float32(plan, graph, slot_types)
+    del graph
     reqs = _grad_reqs(grad_req, plan.arg_names)
     group2ctx = group2ctx or {}
     arg_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.arg_names)
@@ -203,9 +204,11 @@ def _bind_stypes(plan, sym, stype_dict, reqs):
         if stype not in STYPES:
             raise ValueError('%r is not a storage type (%s) in stype_dict[%r]'
                              % (stype, ', '.join(STYPES), name))
-    stypes = storage.slot_stypes(plan, dict(stype_dict or {}))
+    stypes, modes = storage.forward_stypes(plan, dict(stype_dict or {}))
     grad_slots = {slot for slot, req in zip(plan.arg_slots, reqs) if req != 'null'}
-    grads, _ = storage.gradient_stypes(plan, stypes, plan.mark_gradients(grad_slots))
+    grads, step_grads = storage.gradient_stypes(plan, stypes, plan.mark_gradients(grad_slots))
+    # the executor made of this plan (and these gradients) need not decide it again
+    plan.dense_storage = storage.all_dense(stypes, modes, grads, step_grads)
     return stypes, grads
 
 
@@ -225,11 +228,6 @@ def _sparse_arg_arrays(shape, dtype, ctx, req, shared, stypes):
 
 def _var_shapes(plan, slot_shapes):
     return [slot_shapes[s] for s in plan.arg_slots + plan.aux_slots]
-
-
-def _named(plan, per_slot):
-    return {n: per_slot[s] for n, s in zip(plan.arg_names + plan.aux_names,
-                                           plan.arg_slots + plan.aux_slots)}
 
 
 def _shared_arrays(shared_exec, shared_arg_names):
@@ -272,7 +270,7 @@ def _bind(sym, ctx, args, args_grad, grad_req, aux_states, group2ctx):
     known_shapes = {n: a.shape for n, a in zip(plan.arg_names + plan.aux_names, arg_list + aux_list)}
     known_types = {n: np.dtype(a.dtype).name for n, a in zip(plan.arg_names + plan.aux_names,
                                                               arg_list + aux_list)}
-    slot_shapes, slot_types = _slot_info(plan, known_shapes, known_types)
+    slot_shapes, slot_types, _ = _slot_info(plan, known_shapes, known_types)
     return Executor(sym, ctx, plan, (arg_list, grad_list, aux_list, slot_shapes, slot_types), reqs,
                     group2ctx, optimized=opt)
 
@@ -302,7 +300,7 @@ def reshape(exe, partial_shaping, allow_up_sizing, shapes):
     """A new executor with new argument shapes sharing ``exe``'s memory (see Executor.reshape)."""
     sym, plan, opt = exe._symbol, exe._plan, exe._optimized
     new_plan = Plan(opt)
-    slot_shapes, slot_types = _slot_info(new_plan, shapes,
+    slot_shapes, slot_types, _ = _slot_info(new_plan, shapes,
                                          {n: np.dtype(a.dtype).name for n, a in exe.arg_dict.items()})
     args, grads, auxs = [], [], []
     for name, slot, arr, garr in zip(plan.arg_names, new_plan.arg_slots, exe.arg_arrays, exe.grad_arrays):

@@ -14,9 +14,8 @@ def enabled():
     return os.environ.get('MXNET_ELIMINATE_COMMON_EXPR', '1') not in ('0', 'false', 'False')
 
 
-def _mergeable(node):
-    op = node.op
-    if op is None or op.op_name in _NONDETERMINISTIC or getattr(op, 'random', False):
+def _mergeable(op):
+    if op.op_name in _NONDETERMINISTIC or getattr(op, 'random', False):
         return False
     if getattr(op, 'subgraphs', None):
         return False    # control flow: the attributes do not describe the subgraphs
@@ -29,22 +28,29 @@ def eliminate_common_expr(sym):
     outputs stay distinct arrays. Nodes whose inputs are unchanged are shared with ``sym``."""
     mapping, seen = {}, {}
     for node in sym._topo():
-        if node.op is None:
+        op = node.op
+        if op is None:
             mapping[id(node)] = node
             continue
-        inputs = [(mapping[id(src)], idx) for src, idx in node.inputs]
-        mergeable = _mergeable(node)
-        same = _same_computation(node, inputs, seen) if mergeable else None
-        if same is not None:
-            mapping[id(node)] = same
-            continue
-        if all(new is src for (new, _), (src, _) in zip(inputs, node.inputs)):
-            new = node
-        else:
-            new = Node(node.op, node.name, dict(node.attrs), inputs)
+        inputs, changed = [], False
+        for src, idx in node.inputs:
+            new = mapping[id(src)]
+            changed = changed or new is not src
+            inputs.append((new, idx))
+        candidates = None
+        if _mergeable(op):
+            key = (op.op_name, tuple([(id(src), idx) for src, idx in inputs]))
+            candidates = seen.get(key)
+            same = None if candidates is None else _same_computation(node, candidates)
+            if same is not None:
+                mapping[id(node)] = same
+                continue
+            if candidates is None:
+                candidates = seen[key] = []
+        new = Node(op, node.name, dict(node.attrs), inputs) if changed else node
         mapping[id(node)] = new
-        if mergeable:
-            seen[_input_key(node, inputs)].append([None, new])
+        if candidates is not None:
+            candidates.append([None, new])
     outs, used = [], set()
     for node, idx in sym._outputs:
         entry = (mapping[id(node)], idx)
@@ -61,17 +67,10 @@ def eliminate_common_expr(sym):
     return opt
 
 
-def _input_key(node, inputs):
-    return (node.op.op_name, tuple((id(src), idx) for src, idx in inputs))
-
-
-def _same_computation(node, inputs, seen):
-    """An earlier node applying ``node``'s operator with the same attributes to ``inputs``, or
-    None. ``seen`` holds, per operator name and inputs, [attribute key, node] pairs (the key
-    made when first compared)."""
-    candidates = seen.setdefault(_input_key(node, inputs), [])
-    if not candidates:
-        return None
+def _same_computation(node, candidates):
+    """The earlier node among ``candidates`` (nodes applying ``node``'s operator to the same
+    inputs, as [attribute key or None, node] pairs; keys are made when first compared) with
+    ``node``'s attributes, or None."""
     mine = tuple(sorted(node.attrs.items()))
     for candidate in candidates:
         if candidate[0] is None:

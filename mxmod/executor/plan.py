@@ -65,7 +65,7 @@ class Plan(object):
     def __init__(self, sym):
         order = sym._topo()
         aux_ids = aux_variable_ids(order)
-        self.slot_of = slot_of = {}
+        first = {}      # id(node) -> slot of its output 0
         self.arg_slots, self.aux_slots, self.arg_names, self.aux_names = [], [], [], []
         self.variables = []         # (node, slot) of every variable, in graph order
         self.steps = []
@@ -73,8 +73,8 @@ class Plan(object):
         count = 0
         for node in order:
             op = node.op
+            first[id(node)] = count
             if op is None:
-                slot_of[(id(node), 0)] = count
                 self.variables.append((node, count))
                 if id(node) in aux_ids:
                     self.aux_slots.append(count)
@@ -86,32 +86,43 @@ class Plan(object):
                 continue
             step = Step(node, len(self.steps))
             nargs = len(op.list_arguments())
-            ins = [slot_of[(id(s), i)] for s, i in node.inputs]
+            ins = [first[id(s)] + i for s, i in node.inputs]
             step.inputs, step.aux = ins[:nargs], ins[nargs:]
             step.outputs = list(range(count, count + len(op.list_outputs())))
-            for i, s in enumerate(step.outputs):
-                slot_of[(id(node), i)] = s
+            for s in step.outputs:
                 self.producer[s] = step
             count += len(step.outputs)
             self.steps.append(step)
         self.slots = count
-        self._inference = None
-        self.head_slots = [slot_of[(id(n), i)] for n, i in sym._outputs]
+        self._graph_steps = self.steps      # one per operator node, whatever fusion makes
+        self.dense_storage = False          # simple_bind found every value and gradient dense
+        self.head_slots = [first[id(n)] + i for n, i in sym._outputs]
         self.heads = list(sym._outputs)
 
+    @property
+    def slot_of(self):
+        """(id(node), output index) -> slot, for every value."""
+        out = {}
+        for node, slot in self.variables:
+            out[(id(node), 0)] = slot
+        for step in self._graph_steps:
+            node_id = id(step.node)
+            for i, slot in enumerate(step.outputs):
+                out[(node_id, i)] = slot
+        return out
+
     def inference_graph(self):
-        """The graph laid out for shape/type inference, numbered as the slots are."""
-        if self._inference is None:
-            self._inference = InferenceGraph(
-                self.variables, [(s.node, s.inputs + s.aux, s.outputs) for s in self.steps],
-                self.slot_of)
-        return self._inference
+        """The graph laid out for shape/type inference, numbered as the slots are (made anew:
+        binding drops it once inferred)."""
+        return InferenceGraph(self.variables,
+                              [(s.node, s.inputs + s.aux, s.outputs) for s in self.steps],
+                              self.slots, lambda: self.slot_of)
 
     def mark_gradients(self, grad_slots):
         """Mark the steps on a path from a slot needing a gradient; returns them in reverse order."""
         needs = set(grad_slots)
         for step in self.steps:
-            if any(s in needs for s in step.inputs):
+            if not needs.isdisjoint(step.inputs):
                 step.needs_grad = True
                 needs.update(step.outputs)
             else:
@@ -132,7 +143,7 @@ class Plan(object):
         reached = set(self.head_slots)
         steps = set()
         for step in reversed(self.steps):
-            if not any(s in reached for s in step.outputs):
+            if reached.isdisjoint(step.outputs):
                 continue
             steps.add(step.index)
             if getattr(step.op, 'propagates_grad', True):

@@ -31,11 +31,15 @@ def forward_stypes(plan, known):
     stypes = ['default'] * plan.slots
     for node, slot in plan.variables:
         stypes[slot] = variable_stype(node, known)
+    sparse = _sparse_anywhere(stypes)       # some value so far is not dense
     modes = [DENSE] * len(plan.steps)
     for k, step in enumerate(plan.steps):
+        rule = rule_of(step.op)
+        if rule is None and not sparse:
+            continue        # dense inputs, no sparse support: dense outputs (plan_forward's)
         ins = [stypes[s] for s in step.inputs + step.aux]
-        if rule_of(step.op) is None and _dense(ins):
-            continue        # dense outputs, as plan_forward says of such a step
+        if rule is None and _dense(ins):
+            continue
         try:
             outs, modes[k] = plan_forward(step.op, ins)
         except MXNetError as err:
@@ -43,6 +47,7 @@ def forward_stypes(plan, known):
                              % (step.name, step.op.op_name, ins, err)) from None
         for slot, stype in zip(step.outputs, outs):
             stypes[slot] = stype
+            sparse = sparse or stype != 'default'
     return stypes, modes
 
 
@@ -59,18 +64,29 @@ def _merge(old, new):
 def gradient_stypes(plan, stypes, backward_steps):
     """Storage type of the summed gradient of every slot the backward steps reach."""
     grads = {slot: stypes[slot] for slot in plan.head_slots}
+    sparse = _sparse_anywhere(stypes)      # some value or gradient is not dense
     step_grads = {}
     for step in backward_steps:
+        rule = rule_of(step.op)
+        if rule is None and not sparse:
+            # all dense, no sparse support: dense gradients (plan_backward's), and merging
+            # 'default' into any gradient gives 'default'
+            count = len(step.op.list_arguments())
+            step_grads[step.index] = (['default'] * len(step.outputs), ['default'] * count,
+                                      DENSE)
+            grads.update(dict.fromkeys(step.inputs[:count], 'default'))
+            continue
         ins = [stypes[s] for s in step.inputs + step.aux]
         outs = [stypes[s] for s in step.outputs]
         ograds = [grads.get(s, 'default') for s in step.outputs]
-        if rule_of(step.op) is None and _dense(ins) and _dense(outs) and _dense(ograds):
+        if rule is None and _dense(ins) and _dense(outs) and _dense(ograds):
             produced, mode = ['default'] * len(step.op.list_arguments()), DENSE
         else:
             produced, mode = plan_backward(step.op, ins, outs, ograds)
         step_grads[step.index] = (ograds, produced, mode)
         for slot, stype in zip(step.inputs, produced):
-            grads[slot] = _merge(grads.get(slot), stype)
+            grads[slot] = merged = _merge(grads.get(slot), stype)
+            sparse = sparse or merged != 'default'
     return grads, step_grads
 
 
@@ -78,14 +94,27 @@ def _sparse_anywhere(stypes):
     return any(s != 'default' for s in stypes)
 
 
+def all_dense(stypes, modes, grads, step_grads):
+    """True when every value and gradient is dense and every step runs its dense code (the
+    results of :func:`forward_stypes` and :func:`gradient_stypes`)."""
+    return (not _sparse_anywhere(stypes) and all(mode == DENSE for mode in modes) and
+            not _sparse_anywhere(grads.values()) and
+            all(mode == DENSE and not _sparse_anywhere(produced)
+                for _, produced, mode in step_grads.values()))
+
+
 def install(exe, known):
     """Decide the storage types of ``exe``'s values and gradients and give the steps that touch
     sparse values the dispatching functions. Returns True when the executor has any."""
     plan = exe._plan
+    exe._sparse_fwd, exe._sparse_bwd = {}, {}
+    if plan.dense_storage and not _sparse_anywhere(known.values()):
+        # simple_bind found everything dense (fusing steps keeps it so)
+        exe._stypes, exe._grad_stypes = ['default'] * plan.slots, {}
+        return False
     stypes, modes = forward_stypes(plan, known)
     grads, step_grads = gradient_stypes(plan, stypes, exe._backward_steps)
     exe._stypes, exe._grad_stypes = stypes, grads
-    exe._sparse_fwd, exe._sparse_bwd = {}, {}
     for step, mode in zip(plan.steps, modes):
         if mode != DENSE or _sparse_anywhere(stypes[s] for s in step.outputs):
             exe._sparse_fwd[step.index] = _forward_fn(step.op)

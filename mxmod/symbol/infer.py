@@ -140,17 +140,19 @@ class InferenceGraph(object):
     operators : iterable of (Node, list of int, list of int)
         The operator nodes in topological order with the indices of their inputs (in
         ``node.inputs`` order) and of their outputs.
-    slot_of : dict
-        (id(node), output index) -> index, for every entry.
+    size : int
+        The number of entries.
+    slot_of : callable
+        Returns the dict (id(node), output index) -> index (for :meth:`as_dict`).
     """
 
-    def __init__(self, variables, operators, slot_of):
+    def __init__(self, variables, operators, size, slot_of):
         self.variables = variables
-        self.slot_of = slot_of
-        self.size = len(slot_of)
+        self.size = size
+        self._slot_of = slot_of
         # (node, op, input indices, output indices, both, names of both, names of the inputs)
         self.records = []
-        self.users = [[] for _ in range(self.size)]     # records reading or writing an entry
+        self.users = [[] for _ in range(size)]     # records reading or writing an entry
         for record, (node, ins, outs) in enumerate(operators):
             op = node.op
             in_names = op.list_arguments() + op.list_auxiliary_states()
@@ -175,13 +177,18 @@ class InferenceGraph(object):
             for i in outs:
                 slot_of[(id(node), i - base)] = i
             operators.append((node, ins, outs))
-        return cls(variables, operators, slot_of)
+        return cls(variables, operators, len(slot_of), lambda: slot_of)
+
+    @property
+    def slot_of(self):
+        """(id(node), output index) -> index, for every entry."""
+        return self._slot_of()
 
     def as_dict(self, table, variables):
         """The table as an entry-key dict: the entries that are known, and every variable's
         when ``variables``."""
         out = {}
-        for key, index in self.slot_of.items():
+        for key, index in self._slot_of().items():
             value = table[index]
             if value is not None:
                 out[key] = value
@@ -191,9 +198,11 @@ class InferenceGraph(object):
         return out
 
 
-def solve(graph, table, kind):
+def solve(graph, table, kind, changed_entries=None):
     """Complete ``table`` (a list indexed as ``graph`` numbers the entries; None = unknown) with
     every operator's ``infer_<kind>`` (``kind`` is 'shape' or 'type'); returns ``table``.
+    ``changed_entries``: the table is a solved one in which only these entries were set since,
+    so only the operators touching them start pending.
 
     The result is that of sweeping all operators forwards then backwards until a pair of sweeps
     learns nothing (at most ``_MAX_PASSES`` pairs), as MXNet 1.x does, but a sweep visits only
@@ -202,10 +211,16 @@ def solve(graph, table, kind):
     whose shapes follow from its inputs is done in one forward sweep; the backward sweep visits
     only what is still underdetermined (e.g. weights inferred from a consumer)."""
     how = _KINDS[kind] + (kind,)
-    complete = how[2]
+    partial_shapes = kind == 'shape'
     records, users = graph.records, graph.users
     count = len(records)
-    pending = [True] * count
+    if changed_entries is None:
+        pending = [True] * count
+    else:
+        pending = [False] * count
+        for index in changed_entries:
+            for user in users[index]:
+                pending[user] = True
     for _ in range(_MAX_PASSES):
         changed = False
         for sweep in (range(count), range(count - 1, -1, -1)):
@@ -214,8 +229,12 @@ def solve(graph, table, kind):
                     pending[r] = False
                     if _visit(records[r], table, how, users, pending):
                         changed = True
-                    if all(complete(table[i]) for i in records[r][4]):
-                        pending[r] = False      # its entries cannot change any more
+                    for i in records[r][4]:
+                        value = table[i]
+                        if value is None or (partial_shapes and 0 in value):
+                            break
+                    else:
+                        pending[r] = False      # fully known: its entries cannot change
         if not changed or True not in pending:
             break
     return table
@@ -228,13 +247,15 @@ def _visit(record, table, how, users, pending):
     attr, merge, _, stored, convert, kind = how
     ins = [table[i] for i in in_idx]
     outs = [table[i] for i in out_idx]
+    olds = ins + outs       # the operator gets (and may change) ins and outs themselves
     try:
-        new_in, new_out = getattr(op, attr)(list(ins), list(outs))
+        new_in, new_out = getattr(op, attr)(ins, outs)
     except MXNetError as err:
         raise MXNetError('Error in operator %s (%s): %s; input %ss %s'
-                         % (node.name, op.op_name, err, kind, dict(zip(in_names, ins)))) from None
+                         % (node.name, op.op_name, err, kind,
+                            dict(zip(in_names, olds[:len(in_idx)])))) from None
     changed = False
-    for index, old, new, what in zip(touched, ins + outs, list(new_in) + list(new_out), names):
+    for index, old, new, what in zip(touched, olds, [*new_in, *new_out], names):
         if new is None or (type(new) is stored and new == old):
             continue        # merging would learn nothing
         merged = convert(new) if old is None else merge(node, what, old, new)

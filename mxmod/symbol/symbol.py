@@ -3,6 +3,10 @@ from ..base import MXNetError, NotImplementedForSymbol, string_types, write_file
 from .graph import Node, topo_order, aux_variable_ids, listed_attrs, normalize_attrs, make_op
 from .var_names import check_unique_variables, check_bindable
 
+# times an operator node of some graph got a new operator (attributes set on it): what a Symbol
+# keeps of its graph's variables is made again after one
+_OP_EDITS = [0]
+
 
 class Symbol(object):
     """A symbolic value: the outputs ``[(node, index), ...]`` of a graph.
@@ -10,7 +14,7 @@ class Symbol(object):
     Symbols are built with ``mx.sym.Variable`` and the operator functions in ``mx.sym``, combined by
     calling (composition), grouping and arithmetic, then bound to devices to give Executors.
     """
-    __slots__ = ('_outputs', '_order', '__weakref__')
+    __slots__ = ('_outputs', '_order', '_variables', '__weakref__')
 
     def __init__(self, outputs):
         self._outputs = list(outputs)
@@ -30,6 +34,19 @@ class Symbol(object):
             cached = (self._outputs, topo_order(self._heads()))
             self._order = cached
         return list(cached[1])
+
+    def _arg_nodes(self):
+        """(argument variable nodes, auxiliary state variable nodes), in graph order (new
+        lists; kept like the order, and made again after an operator of the graph changed)."""
+        cached = getattr(self, '_variables', None)
+        if cached is None or cached[0] is not self._outputs or cached[1] != _OP_EDITS[0]:
+            order = self._topo()
+            aux = aux_variable_ids(order)
+            variables = [n for n in order if n.op is None]
+            cached = (self._outputs, _OP_EDITS[0], [n for n in variables if id(n) not in aux],
+                      [n for n in variables if id(n) in aux])
+            self._variables = cached
+        return list(cached[2]), list(cached[3])
 
     @property
     def name(self):
@@ -72,15 +89,11 @@ class Symbol(object):
     # ---- listing --------------------------------------------------------
     def list_arguments(self):
         """Names of the arguments (inputs that are not auxiliary states), in graph order."""
-        order = self._topo()
-        aux = aux_variable_ids(order)
-        return [n.name for n in order if n.op is None and id(n) not in aux]
+        return [n.name for n in self._arg_nodes()[0]]
 
     def list_auxiliary_states(self):
         """Names of the auxiliary states (e.g. BatchNorm moving statistics)."""
-        order = self._topo()
-        aux = aux_variable_ids(order)
-        return [n.name for n in order if n.op is None and id(n) in aux]
+        return [n.name for n in self._arg_nodes()[1]]
 
     def list_inputs(self):
         """Names of all variables (arguments and auxiliary states), in graph order."""
@@ -89,13 +102,6 @@ class Symbol(object):
     def list_outputs(self):
         """Names of the outputs (``<node>_<output>``, or the variable's name)."""
         return [node.output_name(i) for node, i in self._outputs]
-
-    def _arg_nodes(self):
-        order = self._topo()
-        aux = aux_variable_ids(order)
-        args = [n for n in order if n.op is None and id(n) not in aux]
-        auxs = [n for n in order if n.op is None and id(n) in aux]
-        return args, auxs
 
     def get_internals(self):
         """A group of every visible output of every node, in graph order."""
@@ -365,3 +371,4 @@ def _reparse_op(node, new):
             raise unknown_argument_error(cls, key, merged)
     if any(key in cls.params for key in new):
         node.op = make_op(node.op.op_name, merged)
+        _OP_EDITS[0] += 1

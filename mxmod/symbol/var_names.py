@@ -115,6 +115,10 @@ def check_bindable(symbol, what):
         from ..argcheck import ArgumentTypeError  # pylint: disable=import-outside-toplevel
         raise ArgumentTypeError('%s: symbol must be a Symbol, got %r (%s)'
                                 % (what, symbol, type(symbol).__name__))
+    if hasattr(symbol, '_arg_nodes'):
+        args, auxs = symbol._arg_nodes()
+        if len({n.name for n in args + auxs}) == len(args) + len(auxs):
+            return      # each name once (else the walk below finds the one it reports)
     names = {}
     for node in _post_order_all(symbol):
         if node.op is None and names.setdefault(node.name, node) is not node:

@@ -234,3 +234,38 @@ def test_random_graphs_cover_every_outcome(monkeypatch):
         if len(visits) > len({id(record) for record in visits}):
             outcomes.add('more sweeps')
     assert outcomes == {'error', 'complete', 'partial', 'more sweeps'}
+
+
+def _reference_bind_types(sym, known):
+    """What simple_bind inferred before: types from ``known``, then every variable still
+    untyped given float32 and the whole graph inferred again."""
+    types = reference.infer_types(sym, known)
+    variables = [n for n in sym._topo() if n.op is None]
+    full = {n.name: types.get((id(n), 0)) or 'float32' for n in variables}
+    return reference.infer_types(sym, full)
+
+
+def _bind_types(sym, known):
+    from mxmod.executor.bind import _slot_info, default_float32
+    from mxmod.executor.plan import Plan
+    plan = Plan(sym)
+    _, table, graph = _slot_info(plan, {}, known)
+    table = default_float32(plan, graph, table)
+    return {key: table[slot] for key, slot in plan.slot_of.items() if table[slot] is not None}
+
+
+@pytest.mark.parametrize('seed', range(0, 300, 3))
+def test_bind_types_default_float32_like_inferring_again(seed):
+    sym, variables = random_graphs.random_graph(seed)
+    known = random_graphs.type_knowledge(seed, variables)
+    assert _outcome(_bind_types, sym, known) == _outcome(_reference_bind_types, sym, known)
+
+
+@pytest.mark.parametrize('name', ['resnet-18', 'inception-v3', 'mobilenet'])
+def test_bind_types_of_zoo_and_lstm(name):
+    sym, _ = _zoo(name)
+    for known in ({}, {'data': 'float16'}):
+        assert _outcome(_bind_types, sym, known) == _outcome(_reference_bind_types, sym, known)
+    lstm = lstm_bucket(4)
+    for known in ({}, {'data': 'int32'}, {'softmax_label': 'float16'}):
+        assert _outcome(_bind_types, lstm, known) == _outcome(_reference_bind_types, lstm, known)
