@@ -36,9 +36,17 @@ class Diag(ShapeOnly):
         return tuple(d for i, d in enumerate(shape) if i not in (a, b)) + (length,)
 
     def infer_shape(self, in_shapes, out_shapes):
-        if not is_known(in_shapes[0]):
+        data = in_shapes[0]
+        if data is None:
             return in_shapes, out_shapes
-        return in_shapes, [merge_shape('diag', 'output', out_shapes[0], self._out(in_shapes[0]))]
+        if not is_known(data):
+            # MXNet computes the output with the unknown dims (-1) and fails when the result is
+            # not fully known; a 1-D input off the main diagonal gives it dims it reports as 0
+            if len(data) != 1 or self.p.k == 0:
+                raise MXNetError('diag: the diagonal of a partially known shape %s is unknown'
+                                 % (tuple(data),))
+            return in_shapes, [merge_shape('diag', 'output', out_shapes[0], (0, 0))]
+        return in_shapes, [merge_shape('diag', 'output', out_shapes[0], self._out(data))]
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]

@@ -4,7 +4,7 @@ maketrian). All work on batches of matrices in the trailing two axes (gemm: the 
 ``axis``) and have MXNet's gradients: the triangular operators keep only their triangle, and
 potrf/potri/syrk treat their symmetric argument as MXNet does."""
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import mx_dim, Operator, Param, register, merge_shape
 from .matrix import LinalgGemm2
 
 _FLOATS = ('float32', 'float64')
@@ -33,9 +33,12 @@ def symmetrize_from(xp, m, lower):
     return keep + t(xp, xp.tril(m, -1) if lower else xp.triu(m, 1))
 
 
-def square_check(op, shape):
-    """Raise unless the trailing two dimensions form square matrices."""
-    if len(shape) < 2 or (shape[-1] and shape[-2] and shape[-1] != shape[-2]):
+def square_check(op, shape, partial=False):
+    """Raise unless the trailing two dimensions form square matrices. With ``partial``
+    (inference), dims compare as MXNet compares them: an unknown dim equals only an unknown
+    dim (0 here, -1 there)."""
+    if len(shape) < 2 or (shape[-1] and shape[-2] and shape[-1] != shape[-2]) or (
+            partial and mx_dim(shape[-1]) != mx_dim(shape[-2])):
         raise MXNetError('%s: input must be a batch of square matrices (..., n, n), got shape %s'
                          % (op, tuple(shape)))
 
@@ -61,10 +64,11 @@ class LinalgGemm(LinalgGemm2):
     params = dict(LinalgGemm2.params, beta=Param('float', 1.0))
 
     def infer_shape(self, in_shapes, out_shapes):
-        (a, b), c = super().infer_shape(in_shapes[:2], out_shapes)
-        out = out_shapes[0] if c[0] is None else c[0]
-        out = merge_shape(self.op_name, 'C', out, in_shapes[2])
-        return [a, b, out], [out]
+        # as MXNet: C takes the product's shape; nothing flows from C or the output
+        _, outs = super().infer_shape(in_shapes[:2], [None])
+        if outs[0] is None:
+            return list(in_shapes), list(out_shapes)
+        return list(in_shapes[:2]) + outs, outs
 
     def forward(self, octx, inputs, aux):
         prod = super().forward(octx, inputs[:2], aux)[0]
@@ -82,9 +86,8 @@ class _Unary(LinalgOp):
     arguments = ('A',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: input and output share one shape (squareness is checked when computing)
         a = merge_shape(self.op_name, 'A', in_shapes[0], out_shapes[0])
-        if a is not None:
-            square_check(self.op_name, a)
         return [a], [a]
 
 
@@ -147,19 +150,27 @@ class _Triangular(LinalgOp):
               'lower': Param('bool', True), 'alpha': Param('float', 1.0)}
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: forwards once A and B have one rank (>= 2), else A and B from the output;
+        # dims compare as MXNet compares them (an unknown dim equals only an unknown dim)
         a, b = in_shapes
-        b = merge_shape(self.op_name, 'B', b, out_shapes[0])
-        if a is not None:
-            square_check(self.op_name, a)
-        if a is not None and b is not None:
-            if len(a) != len(b) or any(x and y and x != y for x, y in zip(a[:-2], b[:-2])):
+        out = out_shapes[0]
+        if a is not None and b is not None and len(a) >= 2 and len(a) == len(b):
+            square_check(self.op_name, a, partial=True)
+            if [mx_dim(d) for d in a[:-2]] != [mx_dim(d) for d in b[:-2]]:
                 raise MXNetError('%s: A %s and B %s must have the same batch dimensions'
                                  % (self.op_name, tuple(a), tuple(b)))
             k = b[-1] if self.p.rightside else b[-2]
-            if a[-1] and k and a[-1] != k:
+            if mx_dim(a[-1]) != mx_dim(k):
                 raise MXNetError('%s: A %s does not fit B %s (rightside=%s)'
                                  % (self.op_name, tuple(a), tuple(b), self.p.rightside))
-        return [a, b], [b]
+            side = a[-2] if self.p.transpose else a[-1]
+            if self.p.rightside:
+                return [a, b], [tuple(a[:-2]) + (b[-2], side)]
+            return [a, b], [tuple(a[:-2]) + (side, b[-1])]
+        if out is not None and len(out) >= 2:
+            n = out[-1] if self.p.rightside else out[-2]
+            return [tuple(out[:-2]) + (n, n), tuple(out)], [out]
+        return [a, b], [out]
 
     def op_a(self, xp, a):
         return t(xp, tri(xp, a, self.p.lower), self.p.transpose)
@@ -227,11 +238,8 @@ class LinalgSyrk(LinalgOp):
 
     def infer_shape(self, in_shapes, out_shapes):
         a = in_shapes[0]
-        if a is None:
+        if a is None or len(a) < 2:     # MXNet infers nothing from fewer than 2 dims
             return in_shapes, out_shapes
-        if len(a) < 2:
-            raise MXNetError('linalg_syrk: input must have at least 2 dimensions, got %s'
-                             % (tuple(a),))
         n = a[-1] if self.p.transpose else a[-2]
         return in_shapes, [merge_shape(self.op_name, 'output', tuple(a[:-2]) + (n, n),
                                        out_shapes[0])]
@@ -262,9 +270,8 @@ class LinalgSumLogDiag(LinalgOp):
 
     def infer_shape(self, in_shapes, out_shapes):
         a = in_shapes[0]
-        if a is None:
+        if a is None or len(a) < 2:     # MXNet infers nothing from fewer than 2 dims
             return in_shapes, out_shapes
-        square_check(self.op_name, a)
         return in_shapes, [merge_shape(self.op_name, 'output', _batch_reduced(a), out_shapes[0])]
 
     def forward(self, octx, inputs, aux):

@@ -50,15 +50,25 @@ class _Copy(LinalgOp):
         return len(self.indices(n)[0])
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: forwards only; MXNet sizes its result from A's rank even when that is
+        # unknown, and fails; an unknown matrix size fails where MXNet's arithmetic on it does
         a = in_shapes[0]
-        if a is None or not a or (a[-1] == 0):
+        if a is None:
+            raise MXNetError('%s: the shape of A must be known' % self.op_name)
+        if not a:
             return in_shapes, out_shapes
         if self.extract:
-            square_check(self.op_name, a)
-            if a[-1] <= abs(self.p.offset):
-                raise MXNetError('%s: offset %d is too large for %d x %d matrices'
-                                 % (self.op_name, self.p.offset, a[-1], a[-1]))
+            square_check(self.op_name, a, partial=True)
+            if not a[-1] or a[-1] <= abs(self.p.offset):
+                raise MXNetError('%s: offset %d is too large for %s x %s matrices'
+                                 % (self.op_name, self.p.offset, a[-1] or 'unknown',
+                                    a[-1] or 'unknown'))
             out = tuple(a[:-2]) + (self.vector_len(a[-1]),)
+        elif not a[-1]:
+            if type(self).__name__ == 'LinalgMakeTrian':
+                raise MXNetError('%s: the size of the packed triangles (the last dim of A) must '
+                                 'be known, got %s' % (self.op_name, tuple(a)))
+            out = tuple(a[:-1]) + (0, 0)
         else:
             n = self.matrix_size(a[-1])
             out = tuple(a[:-1]) + (n, n)

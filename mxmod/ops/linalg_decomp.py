@@ -3,7 +3,7 @@ inverse, det and slogdet, on batches of matrices in the trailing two axes, with 
 layouts (syevd's eigenvectors are rows whose largest entry is positive) and gradients (det and
 slogdet send no gradient through singular matrices)."""
 from ..base import MXNetError
-from .base import register
+from .base import mx_dim, register
 from .linalg import LinalgOp, square_check, solve, symmetrize_from, t
 
 
@@ -18,12 +18,23 @@ class LinalgGelqf(LinalgOp):
 
     def infer_shape(self, in_shapes, out_shapes):
         a = in_shapes[0]
-        if a is None:
-            return in_shapes, out_shapes
-        if len(a) < 2 or (a[-2] and a[-1] and a[-2] > a[-1]):
+        if a is None or len(a) < 2:
+            return self._from_outputs(in_shapes, out_shapes)
+        if mx_dim(a[-2]) > mx_dim(a[-1]):     # compared as MXNet does (-1 when unknown)
             raise MXNetError('linalg_gelqf: input must be (..., m, n) with m <= n, got %s'
                              % (tuple(a),))
         return in_shapes, [tuple(a), tuple(a[:-1]) + (a[-2],)]
+
+    def _from_outputs(self, in_shapes, out_shapes):
+        """MXNet's backward inference: A from Q once Q and L have one rank (>= 2)."""
+        q, low = out_shapes
+        if q is None or low is None or len(q) < 2 or len(q) != len(low):
+            return in_shapes, out_shapes
+        if ([mx_dim(d) for d in q[:-1]] != [mx_dim(d) for d in low[:-1]]
+                or mx_dim(q[-2]) > mx_dim(q[-1]) or mx_dim(low[-2]) != mx_dim(low[-1])):
+            raise MXNetError('linalg_gelqf: outputs Q %s and L %s do not fit an LQ factorization'
+                             % (tuple(q), tuple(low)))
+        return [q], out_shapes
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
@@ -50,8 +61,12 @@ class LinalgSyevd(LinalgOp):
     outputs = ('output0', 'output1')
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: A's size is checked first, so A must be fully known
         a = in_shapes[0]
-        if a is None:
+        if a is None or 0 in a:
+            raise MXNetError('linalg_syevd: the shape of A must be fully known, got %s'
+                             % ('an unknown shape' if a is None else tuple(a),))
+        if len(a) < 2:
             return in_shapes, out_shapes
         square_check(self.op_name, a)
         return in_shapes, [tuple(a), tuple(a[:-1])]
@@ -88,7 +103,10 @@ class _Square(LinalgOp):
         a = in_shapes[0]
         if a is None:
             return in_shapes, out_shapes
-        square_check(self.op_name, a)
+        square_check(self.op_name, a, partial=True)
+        if len(a) == 2 and 0 in a and self.out_shape(a) == (1,):
+            raise MXNetError('%s: the size of a single matrix must be known, got %s'
+                             % (self.op_name, tuple(a)))
         return in_shapes, [self.out_shape(tuple(a))] * len(out_shapes)
 
     def out_shape(self, shape):

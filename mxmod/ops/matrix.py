@@ -6,7 +6,7 @@ MXNet's ``dot`` views its operands as matrices: ``lhs`` as (prod(shape[:-1]), sh
 uncontracted dimensions of both, in order."""
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import Operator, Param, register, merge_shape, mx_dim
 from . import blas
 
 
@@ -26,10 +26,13 @@ def _split(shape, first):
     return (shape[:1], shape[1:]) if first else (shape[:-1], shape[-1:])
 
 
-def _merge_dims(op, what, a, b):
-    if a and b and a != b:
-        raise MXNetError('%s: shape mismatch for %s: %d vs %d' % (op, what, a, b))
-    return a or b
+def _same_dim(op, what, a, b):
+    """``a``, which must equal ``b`` as MXNet compares dims: an unknown dim (0 here, -1 there)
+    equals only an unknown dim."""
+    if mx_dim(a) != mx_dim(b):
+        raise MXNetError('%s: shape mismatch for %s: %s vs %s'
+                         % (op, what, a or 'unknown', b or 'unknown'))
+    return a
 
 
 @register
@@ -59,6 +62,8 @@ class Dot(Operator):
         return lview, rview, out
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the output from both operands (nothing flows back to them); the contracted
+        # dims must be known (MXNet multiplies them out) and agree
         lshape, rshape = in_shapes
         if lshape is None or rshape is None:
             return in_shapes, out_shapes
@@ -66,24 +71,17 @@ class Dot(Operator):
             raise MXNetError('dot: scalar (0-d) operands are not supported, got %s and %s'
                              % (tuple(lshape), tuple(rshape)))
         lview, rview, out = self._views(lshape, rshape)
+        if len(lshape) == 1 and len(rshape) == 1:
+            _same_dim('dot', 'the vectors\' length', lshape[0], rshape[0])
+            return in_shapes, [out]
         inner_l = lview[0] if self.p.transpose_a else lview[1]
         inner_r = rview[1] if self.p.transpose_b else rview[0]
-        if all(inner_l) and all(inner_r) and _prod(inner_l) != _prod(inner_r):
+        if not all(inner_l) or not all(inner_r) or _prod(inner_l) != _prod(inner_r):
             raise MXNetError('dot: shape error: %s x %s (transpose_a=%s, transpose_b=%s): the'
-                             ' contracted sizes %d and %d differ'
+                             ' contracted dims %s and %s must be known and of one size'
                              % (tuple(lshape), tuple(rshape), self.p.transpose_a,
-                                self.p.transpose_b, _prod(inner_l), _prod(inner_r)))
-        if len(inner_l) == 1 and len(inner_r) == 1:
-            k = _merge_dims('dot', 'contracted axis', inner_l[0], inner_r[0])
-            lshape = self._with_inner(lshape, self.p.transpose_a, k)
-            rshape = self._with_inner(rshape, not self.p.transpose_b, k)
-        return [lshape, rshape], [merge_shape('dot', 'output', out_shapes[0], out)]
-
-    @staticmethod
-    def _with_inner(shape, first, k):
-        shape = list(shape)
-        shape[0 if first else -1] = k
-        return tuple(shape)
+                                self.p.transpose_b, inner_l, inner_r))
+        return in_shapes, [out]
 
     def _matrices(self, lhs, rhs):
         lview, rview, out = self._views(lhs.shape, rhs.shape)
@@ -113,10 +111,10 @@ def _batch_shape(op, lshape, rshape, ta, tb):
     if len(lshape) != len(rshape) or len(lshape) < 3:
         raise MXNetError('%s: operands must have the same number (>= 3) of dimensions, got %s and %s'
                          % (op, tuple(lshape), tuple(rshape)))
-    lead = tuple(_merge_dims(op, 'batch dimension', a, b) for a, b in zip(lshape[:-2], rshape[:-2]))
+    lead = tuple(_same_dim(op, 'batch dimension', a, b) for a, b in zip(lshape[:-2], rshape[:-2]))
     m, kl = (lshape[-1], lshape[-2]) if ta else (lshape[-2], lshape[-1])
     kr, n = (rshape[-1], rshape[-2]) if tb else (rshape[-2], rshape[-1])
-    _merge_dims(op, 'contracted axis (%s x %s, transpose_a=%s, transpose_b=%s)'
+    _same_dim(op, 'contracted axis (%s x %s, transpose_a=%s, transpose_b=%s)'
                 % (tuple(lshape), tuple(rshape), ta, tb), kl, kr)
     return lead + (m, n)
 
@@ -138,7 +136,7 @@ class BatchDot(Operator):
         lshape, rshape = in_shapes
         if lshape is None or rshape is None:
             return in_shapes, out_shapes
-        if len(lshape) >= 2 and len(rshape) >= 2 and not (lshape[-1] and rshape[-2]):
+        if len(lshape) >= 3 and len(lshape) == len(rshape) and not (lshape[-1] and rshape[-2]):
             return in_shapes, out_shapes    # MXNet infers nothing until these two are known
         out = _batch_shape(self.op_name, lshape, rshape, self.p.transpose_a, self.p.transpose_b)
         return in_shapes, [merge_shape(self.op_name, 'output', out_shapes[0], out)]
@@ -182,14 +180,12 @@ class LinalgGemm2(Operator):
         return tuple(shape)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: forwards once A and B have one rank (>= 2); other ranks infer nothing
         a, b = in_shapes
-        if a is None or b is None:
+        if a is None or b is None or len(a) < 2 or len(a) != len(b):
             return in_shapes, out_shapes
-        if len(a) < 2 or len(a) != len(b):
-            raise MXNetError('linalg_gemm2: A and B must have the same number (>= 2) of dimensions,'
-                             ' got %s and %s' % (tuple(a), tuple(b)))
         ma, mb = self._swapped(a), self._swapped(b)
-        lead = tuple(_merge_dims(self.op_name, 'batch dimension', x, y)
+        lead = tuple(_same_dim(self.op_name, 'batch dimension', x, y)
                      for x, y in zip(ma[:-2], mb[:-2]))
         out = _batch_shape(self.op_name, (1,) + lead + ma[-2:], (1,) + lead + mb[-2:],
                            self.p.transpose_a, self.p.transpose_b)[1:]
@@ -227,14 +223,15 @@ class KhatriRao(Operator):
         return ['arg%d' % i for i in range(self.p.num_args)]
 
     def infer_shape(self, in_shapes, out_shapes):
-        if any(s is None for s in in_shapes):
-            return in_shapes, out_shapes
+        # as MXNet: every input's shape must be there and their columns agree (an unknown
+        # number equals only an unknown one)
         for i, s in enumerate(in_shapes):
-            if len(s) != 2:
-                raise MXNetError('khatri_rao: input %d must be 2-D, got shape %s' % (i, tuple(s)))
-        cols = 0
+            if s is None or len(s) != 2:
+                raise MXNetError('khatri_rao: input %d must be 2-D, got %s'
+                                 % (i, 'an unknown shape' if s is None else tuple(s)))
+        cols = in_shapes[0][1]
         for s in in_shapes:
-            cols = _merge_dims(self.op_name, 'number of columns', cols, s[1])
+            _same_dim(self.op_name, 'number of columns', cols, s[1])
         rows = _prod(s[0] for s in in_shapes)
         return in_shapes, [merge_shape(self.op_name, 'output', out_shapes[0], (rows, cols))]
 

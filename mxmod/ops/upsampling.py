@@ -1,7 +1,7 @@
 """UpSampling: nearest-neighbour (one or more inputs, concatenated or summed) and bilinear (a
 grouped Deconvolution with a learnable ``weight``), NCHW only as in MXNet."""
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import mx_dim, Operator, Param, register, merge_shape
 from .conv import Deconvolution
 
 __all__ = ['UpSampling']
@@ -54,37 +54,42 @@ class UpSampling(Operator):
         return ['arg%d' % i for i in range(self.p.num_args)]
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: from the inputs forwards; every input's rank must be known (4)
         ins = list(in_shapes)
-        first = ins[0]
-        if first is None:
-            return ins, list(out_shapes)
-        if len(first) != 4:
-            raise MXNetError('UpSampling: input should be 4-D (batch, channel, y, x), got %s' % (first,))
-        s = self.p.scale
+        for i, shp in enumerate(ins if not self.bilinear else ins[:1]):
+            if shp is None or len(shp) != 4:
+                raise MXNetError('UpSampling: input %d should be 4-D (batch, channel, y, x), got '
+                                 '%s' % (i, 'an unknown shape' if shp is None else (shp,)))
+        first, s = ins[0], self.p.scale
         if self.bilinear:
+            if 0 in first:
+                return ins, list(out_shapes)
             k = 2 * s - s % 2
             ins[1] = merge_shape(self.op_name, 'weight', ins[1], (first[1], 1, k, k))
             chans = first[1]
         else:
-            if any(x is None for x in ins):
-                return ins, list(out_shapes)
+            if not first[2] or not first[3]:    # MXNet's output size would be -2
+                raise MXNetError('UpSampling: the spatial size of input 0 must be known, got %s'
+                                 % (first,))
             chans = self._out_channels(ins, first[2] * s, first[3] * s)
         out = (first[0], chans, first[2] * s, first[3] * s)
         return ins, [merge_shape(self.op_name, 'output', out_shapes[0], out)]
 
     def _out_channels(self, shapes, oh, ow):
-        chans = 0
+        """The output's channels: their sum ('concat') or their common number ('sum'); 0 when
+        unknown. An unknown channel count equals only an unknown one, as in MXNet."""
+        chans = None
         for i, shp in enumerate(shapes):
             if shp[2] and oh % shp[2] or shp[3] and ow % shp[3]:
                 raise MXNetError('UpSampling: input %d size %s does not divide the output size %s'
                                  % (i, tuple(shp[2:]), (oh, ow)))
             if self.p.multi_input_mode == 'sum':
-                if chans and shp[1] != chans:
+                if chans is not None and mx_dim(shp[1]) != mx_dim(chans):
                     raise MXNetError('UpSampling: number of channels must be the same when '
                                      'multi_input_mode=sum, got %d and %d' % (chans, shp[1]))
                 chans = shp[1]
             else:
-                chans += shp[1]
+                chans = (chans or 0) + shp[1] if shp[1] and chans != 0 else 0
         return chans
 
     def _factors(self, inputs):
