@@ -281,8 +281,19 @@ def _autostart():
         if _OUTPUT['enabled'] and (PROFILER.events or _OUTPUT['file'].open):
             set_state('stop')
             dump(True)
+        _OUTPUT['enabled'] = False
     atexit.register(finish)
 
 
+def _dump_at_exit():
+    """Write what was recorded since the last final dump when the process ends, as MXNet's
+    profiler does on destruction: a program that runs the profiler and never calls
+    :func:`dump` still leaves its trace file (example/profiler/profiler_ndarray.py)."""
+    with PROFILER.lock:
+        if _OUTPUT['enabled'] and _OUTPUT['file'] is not None:
+            _write(True)
+
+
+atexit.register(_dump_at_exit)      # registered first, so it runs after the autostart's finish
 if env_flag('MXNET_PROFILER_AUTOSTART'):
     _autostart()
