@@ -3,6 +3,7 @@
 through that cache) and the programs and tests that use them run without network.
 
     python bench/make_local_datasets.py [--dir DIR] [--small]
+    python bench/make_local_datasets.py --text8 PATH
 
 - mnist.zip and the four MNIST .gz files: 60,000 + 10,000 28x28 digits drawn with OpenCV's
   Hershey fonts at random scale, rotation, shift and stroke width, plus noise (learnable: an MLP
@@ -10,6 +11,11 @@ through that cache) and the programs and tests that use them run without network
 - cifar10.zip: cifar/train.rec (50,000 = 5,000 per class), cifar/test.rec (10,000), their .lst
   files; 32x32 colour JPEGs (quality 95), each class a shape (circle, square, triangle, ...) of a
   class-typical colour on a textured background.
+
+- text8 (``--text8``): a stand-in for the text8 corpus of example/nce-loss, one line of
+  space-separated words: sentences of 30 words, each drawn Zipf-like from one of 40 topics' 60
+  words (topics overlap), 20 % of the words drawn from the whole vocabulary instead (context
+  predicts the centre word, not perfectly). 200,000 words by default.
 
 ``--small`` writes 6,000/1,000 MNIST and 5,000/1,000 CIFAR images (for quick runs; MXNet's
 test_io counts need the full sizes)."""
@@ -109,11 +115,34 @@ def make_cifar(cv2, recordio, folder, n_train, n_test, work):
             zf.write(os.path.join(work, 'cifar', name), 'cifar/' + name)
 
 
+def make_text8(path, words=200000, vocab=2000, topics=40, seed=0):
+    """Write the text8 stand-in (see the module docstring) to ``path``."""
+    rng = np.random.RandomState(seed)
+    members = [rng.choice(vocab, 60, replace=False) for _ in range(topics)]
+    within = 1.0 / np.arange(1, 61)
+    within /= within.sum()
+    overall = 1.0 / np.arange(1, vocab + 1)
+    overall /= overall.sum()
+    out = []
+    while len(out) < words:
+        ids = members[rng.randint(topics)][rng.choice(60, 30, p=within)]
+        noise = rng.rand(30) < 0.2
+        ids[noise] = rng.choice(vocab, int(noise.sum()), p=overall)
+        out.extend(ids.tolist())
+    with open(path, 'w') as handle:
+        handle.write(' ' + ' '.join('w%d' % i for i in out[:words]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--dir', default=None, help='target (default $MXNET_HOME or ~/.mxnet)')
     ap.add_argument('--small', action='store_true')
+    ap.add_argument('--text8', metavar='PATH', help='write only the text8 stand-in, to PATH')
     args = ap.parse_args()
+    if args.text8:
+        make_text8(args.text8)
+        print('wrote %s' % args.text8)
+        return
     sys.path.insert(0, ROOT)
     from mxmod import recordio
     from mxmod.dataset_utils import data_home
