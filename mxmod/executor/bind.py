@@ -11,7 +11,7 @@ from ..ops.base import unknown
 from ..symbol.infer import seed_shapes, seed_types, solve
 from ..sparse_storage import STYPES
 from ..symbol.graph import aux_variable_ids
-from . import storage
+from . import inference_cache, storage
 from .cse import eliminate_common_expr, enabled as cse_enabled
 from .executor import Executor
 from .plan import Plan
@@ -91,6 +91,28 @@ def default_float32(plan, graph, slot_types):
     return slot_types
 
 
+def _simple_bind_slots(sym, plan, shapes, type_dict):
+    """Shape and dtype of every slot for simple_bind: inferred from the given shapes and dtypes
+    (every variable must get a shape; those of no dtype are float32), or, while a
+    BucketingModule binds, what it inferred for a graph of the same structure and inputs."""
+    cache = inference_cache.current()
+    token = None
+    if cache is not None:
+        found, token = cache.lookup(sym, shapes, type_dict, cse_enabled(), plan.slots)
+        if found is not None:
+            return found
+    slot_shapes, slot_types, graph = _slot_info(plan, shapes, type_dict)
+    missing = [n for n, s in zip(plan.arg_names + plan.aux_names, _var_shapes(plan, slot_shapes))
+               if unknown(s)]
+    if missing:
+        raise MXNetError('simple_bind: cannot infer the shapes of %s from the given shapes %s; '
+                         'give them as keyword arguments' % (missing, shapes))
+    default_float32(plan, graph, slot_types)
+    if cache is not None:
+        cache.store(token, slot_shapes, slot_types)
+    return slot_shapes, slot_types
+
+
 def _arg_ctx(plan, sym, ctx, group2ctx, names):
     """Context of each variable (its ctx_group's device when group2ctx maps it)."""
     nodes = {n.name: n for n in sym._topo() if n.op is None}
@@ -116,15 +138,7 @@ def _simple_bind(sym, ctx, grad_req, type_dict, group2ctx, shared_arg_names, sha
         raise TypeError('simple_bind: ctx must be a Context (for example mx.cpu() or mx.gpu(0)), '
                         'got %r (%s)' % (ctx, type(ctx).__name__))
     opt, plan = optimized_plan(sym)
-    type_dict = dict(type_dict or {})
-    slot_shapes, slot_types, graph = _slot_info(plan, shapes, type_dict)
-    missing = [n for n, s in zip(plan.arg_names + plan.aux_names, _var_shapes(plan, slot_shapes))
-               if unknown(s)]
-    if missing:
-        raise MXNetError('simple_bind: cannot infer the shapes of %s from the given shapes %s; '
-                         'give them as keyword arguments' % (missing, shapes))
-    default_float32(plan, graph, slot_types)
-    del graph
+    slot_shapes, slot_types = _simple_bind_slots(sym, plan, shapes, dict(type_dict or {}))
     reqs = _grad_reqs(grad_req, plan.arg_names)
     group2ctx = group2ctx or {}
     arg_ctx = _arg_ctx(plan, sym, ctx, group2ctx, plan.arg_names)

@@ -6,6 +6,7 @@ import warnings
 from .. import context as ctx
 from ..argcheck import context_list
 from ..base import MXNetError
+from ..executor import inference_cache
 from ..executor.bind import paused_gc
 from ..initializer import Uniform
 from ..name import NameManager
@@ -54,12 +55,14 @@ class BucketingModule(BaseModule):
         self._buckets = {}
         self._curr_module = None
         self._curr_bucket_key = None
+        self._inference = inference_cache.InferenceCache()    # shared by the buckets' binds
         self._params_dirty = False
         self._monitor = None
         self._grad_req = None
 
     def _reset_bind(self):
         self.binded = False
+        self._inference = inference_cache.InferenceCache()
         self._buckets = {}
         self._curr_module = None
         self._curr_bucket_key = None
@@ -180,8 +183,9 @@ class BucketingModule(BaseModule):
         module = self._buckets.get(self._default_bucket_key)
         if module is None:
             module = self._new_module(self._default_bucket_key)
-        module.bind(data_shapes, label_shapes, for_training, inputs_need_grad,
-                    force_rebind=False, shared_module=None, grad_req=self._grad_req)
+        with inference_cache.active(self._inference):
+            module.bind(data_shapes, label_shapes, for_training, inputs_need_grad,
+                        force_rebind=False, shared_module=None, grad_req=self._grad_req)
         self.binded = True
         self._curr_module = module
         self._curr_bucket_key = self._default_bucket_key
@@ -208,10 +212,11 @@ class BucketingModule(BaseModule):
         self._curr_bucket_key = bucket_key
 
     def _bind_shared(self, module, data_shapes, label_shapes):
-        module.bind(data_shapes, label_shapes, self._curr_module.for_training,
-                    self._curr_module.inputs_need_grad, force_rebind=False,
-                    shared_module=self._buckets[self._default_bucket_key],
-                    grad_req=self._grad_req)
+        with inference_cache.active(self._inference):
+            module.bind(data_shapes, label_shapes, self._curr_module.for_training,
+                        self._curr_module.inputs_need_grad, force_rebind=False,
+                        shared_module=self._buckets[self._default_bucket_key],
+                        grad_req=self._grad_req)
 
     def init_optimizer(self, kvstore='local', optimizer='sgd',
                        optimizer_params=(('learning_rate', 0.01),), force_init=False):

@@ -3,9 +3,14 @@ from ..base import MXNetError, NotImplementedForSymbol, string_types, write_file
 from .graph import Node, topo_order, aux_variable_ids, listed_attrs, normalize_attrs, make_op
 from .var_names import check_unique_variables, check_bindable
 
-# times an operator node of some graph got a new operator (attributes set on it): what a Symbol
-# keeps of its graph's variables is made again after one
-_OP_EDITS = [0]
+# times attributes were set on a node of some graph (its operator may have changed with them):
+# what a Symbol keeps of its graph's variables, and what binds share, is made again after one
+_EDITS = [0]
+
+
+def graph_edits():
+    """A number that changes whenever attributes are set on some node of some graph."""
+    return _EDITS[0]
 
 
 class Symbol(object):
@@ -39,11 +44,11 @@ class Symbol(object):
         """(argument variable nodes, auxiliary state variable nodes), in graph order (new
         lists; kept like the order, and made again after an operator of the graph changed)."""
         cached = getattr(self, '_variables', None)
-        if cached is None or cached[0] is not self._outputs or cached[1] != _OP_EDITS[0]:
+        if cached is None or cached[0] is not self._outputs or cached[1] != _EDITS[0]:
             order = self._topo()
             aux = aux_variable_ids(order)
             variables = [n for n in order if n.op is None]
-            cached = (self._outputs, _OP_EDITS[0], [n for n in variables if id(n) not in aux],
+            cached = (self._outputs, _EDITS[0], [n for n in variables if id(n) not in aux],
                       [n for n in variables if id(n) in aux])
             self._variables = cached
         return list(cached[2]), list(cached[3])
@@ -156,6 +161,7 @@ class Symbol(object):
     def _set_attr(self, **kwargs):
         """Set string attributes on this symbol's node."""
         new = normalize_attrs(kwargs)
+        _EDITS[0] += 1
         for node, _ in self._outputs:
             if node.op is not None:
                 _reparse_op(node, new)
@@ -371,4 +377,3 @@ def _reparse_op(node, new):
             raise unknown_argument_error(cls, key, merged)
     if any(key in cls.params for key in new):
         node.op = make_op(node.op.op_name, merged)
-        _OP_EDITS[0] += 1
