@@ -91,14 +91,19 @@ def _progress_log_every():
 
 
 def _batch_size(data_iter):
-    """Samples per batch of ``data_iter``: its batch_size, else its first input's batch axis."""
+    """Samples per batch of ``data_iter``: its batch_size, else its first input's batch axis;
+    None when it describes neither (an iterator-like object without provide_data)."""
     size = getattr(data_iter, 'batch_size', None)
     if isinstance(size, int) and size > 0:
         return size
     from ..io import DataDesc  # pylint: disable=import-outside-toplevel
-    desc = data_iter.provide_data[0]
-    axis = max(DataDesc.get_batch_axis(getattr(desc, 'layout', None)), 0)
-    return int(desc.shape[axis]) if len(desc.shape) > axis else 1
+    try:
+        desc = data_iter.provide_data[0]
+        shape = tuple(desc.shape) if hasattr(desc, 'shape') else tuple(desc[1])
+        axis = max(DataDesc.get_batch_axis(getattr(desc, 'layout', None)), 0)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return None
+    return int(shape[axis]) if len(shape) > axis else 1
 
 
 def progress_log(batch_end_callback, bar, data_iter):
@@ -110,8 +115,11 @@ def progress_log(batch_end_callback, bar, data_iter):
     every = _progress_log_every()
     if not every:
         return None
+    size = _batch_size(data_iter)
+    if size is None:
+        return None
     from ..callback import Speedometer  # pylint: disable=import-outside-toplevel
-    return Speedometer(_batch_size(data_iter), every)
+    return Speedometer(size, every)
 
 
 def bar_output(bar):

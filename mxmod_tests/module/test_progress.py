@@ -149,3 +149,22 @@ def test_progress_log_switches(monkeypatch, setting, fit_args, bar, expected):
 def test_progress_log_setting_is_checked(monkeypatch):
     with pytest.raises(ValueError, match='MXMOD_PROGRESS_LOG must be a number of batches'):
         _fit_log(monkeypatch, 'often', batches=3)
+
+
+def test_progress_log_batch_size_from_any_iterator(monkeypatch):
+    """The default Speedometer takes its batch size from batch_size, DataDesc or plain
+    (name, shape) pairs; an iterator-like object that describes none (MXNet's
+    test_reference_single_batch_during_fit gives provide_data=None) gets no log line rather than
+    an error."""
+    from mxmod.module.progress import progress_log
+    monkeypatch.delenv('MXMOD_PROGRESS_LOG', raising=False)
+
+    class Described(object):
+        def __init__(self, provide_data):
+            self.provide_data = provide_data
+
+    assert progress_log(None, None, Described(None)) is None
+    assert progress_log(None, None, Described([])) is None
+    assert progress_log(None, None, Described([('data', (8, 3))])).batch_size == 8
+    assert progress_log(None, None, Described(
+        [mx.io.DataDesc('data', (3, 5), layout='TN')])).batch_size == 5
