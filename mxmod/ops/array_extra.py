@@ -77,8 +77,9 @@ class SplitV2(ShapeOnly):
         if data is None or not data:
             return in_shapes, out_shapes
         axis = norm_axis(self.op_name, self.p.axis, len(data))
-        if not data[axis]:
-            return in_shapes, out_shapes
+        if not data[axis]:      # MXNet checks the split points against it (-1) and fails
+            raise MXNetError('%s: the size of axis %d of data %s must be known to split it'
+                             % (self.op_name, axis, tuple(data)))
         starts, ends = self._bounds(data[axis])
         outs = [merge_shape(self.op_name, 'output%d' % i,
                             self._part_shape(data, axis, e - s), out_shapes[i])

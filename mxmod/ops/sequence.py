@@ -14,6 +14,7 @@ class _SequenceOp(Operator):
     params = dict(_COMMON)
     allowed_axes = (0, 1)
     backward_uses = ('inputs',)
+    reads_batch = True      # MXNet's inference reads data's batch dim even when unknown
 
     def setup(self):
         if self.p.axis not in self.allowed_axes:
@@ -33,24 +34,22 @@ class _SequenceOp(Operator):
         """Output shape for a (possibly partial) data shape."""
         return data_shape
 
-    def data_from_out(self, out_shape):
-        """Partial data shape implied by an output shape (None when it cannot be told)."""
-        return out_shape
-
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: from data forwards only; MXNet reads the batch dim of data even when its
+        # shape is unknown (SequenceReverse only for sequence_length), and fails
         data = in_shapes[0]
-        if data is not None and len(data) < 2:
+        if data is None:
+            if self.reads_batch or self.p.use_sequence_length:
+                raise MXNetError('%s: the shape of data must be known' % self.op_name)
+            return list(in_shapes), list(out_shapes)
+        if len(data) < 2:
             raise MXNetError('%s: data must have at least 2 dimensions (time and batch), got %s'
                              % (self.op_name, data))
-        if out_shapes and out_shapes[0] is not None:
-            data = merge_shape(self.op_name, 'data', data, self.data_from_out(out_shapes[0]))
-        out = None if data is None else self.out_shape_of(data)
-        out = merge_shape(self.op_name, 'output', out, out_shapes[0] if out_shapes else None)
         shapes = [data]
         if self.p.use_sequence_length:
-            batch = (data[self.batch_axis()],) if data is not None else None
-            shapes.append(merge_shape(self.op_name, 'sequence_length', in_shapes[1], batch))
-        return shapes, [out]
+            shapes.append(merge_shape(self.op_name, 'sequence_length', in_shapes[1],
+                                      (data[self.batch_axis()],)))
+        return shapes, [self.out_shape_of(data)]
 
     def infer_type(self, in_types, out_types):
         dtype = in_types[0] or (out_types[0] if out_types else None)
@@ -127,10 +126,6 @@ class SequenceLast(_SequenceOp):
         axis = self.p.axis
         return tuple(data_shape[:axis]) + tuple(data_shape[axis + 1:])
 
-    def data_from_out(self, out_shape):
-        axis = self.p.axis
-        return tuple(out_shape[:axis]) + (0,) + tuple(out_shape[axis:])
-
     def last_index(self, xp, inputs):
         """(time index, batch index) arrays selecting the last valid step of each sequence."""
         data = inputs[0]
@@ -161,6 +156,7 @@ class SequenceReverse(_SequenceOp):
     op_name = 'SequenceReverse'
     allowed_axes = (0,)
     mirror_cheap = True
+    reads_batch = False
 
     def source_index(self, xp, inputs):
         """(time, batch) index arrays of shape (T, N): output[t, b] = data[src[t, b], b]."""

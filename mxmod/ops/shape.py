@@ -144,15 +144,17 @@ class ReshapeLike(ShapeOnly):
         lb, le = self._range('lhs', len(lhs), self.p.lhs_begin, self.p.lhs_end)
         rb, re_ = self._range('rhs', len(rhs), self.p.rhs_begin, self.p.rhs_end)
         out = tuple(lhs[:lb]) + tuple(rhs[rb:re_]) + tuple(lhs[le:])
-        if is_known(lhs) and is_known(out) and prod(lhs) != prod(out):
-            raise MXNetError('reshape_like: cannot reshape lhs of shape %s to %s'
-                             % (tuple(lhs), out))
+        if not is_known(lhs) or not is_known(out) or prod(lhs) != prod(out):
+            raise MXNetError('reshape_like: cannot reshape lhs of shape %s to %s (both must be '
+                             'known and of one size)' % (tuple(lhs), out))
         return out
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: both shapes must be known (it compares the sizes)
         lhs, rhs = in_shapes
         if lhs is None or rhs is None:
-            return in_shapes, out_shapes
+            raise MXNetError('reshape_like: the shapes of lhs and rhs must be known, got %s and %s'
+                             % (lhs, rhs))
         return in_shapes, [merge_shape('reshape_like', 'output', out_shapes[0],
                                        self._target(lhs, rhs))]
 
@@ -191,6 +193,9 @@ class Transpose(ShapeOnly):
         if data is not None and out is not None and len(data) != len(out):
             raise MXNetError('transpose: input has %d dimensions but output %d'
                              % (len(data), len(out)))
+        if data is None and not self.p.axes:     # MXNet indexes by the unknown rank and fails
+            raise MXNetError('transpose: reversing the axes needs the shape of data, got only the'
+                             ' output shape %s' % (tuple(out),))
         ndim = len(data if data is not None else out)
         perm = self._perm(ndim)
         if out is not None:
@@ -309,7 +314,8 @@ class ShapeArray(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        out = None if data is None else (len(data),)
+        # an unknown shape: a 1-D output of unknown length, as MXNet's
+        out = (0,) if data is None else (len(data),)
         return in_shapes, [merge_shape('shape_array', 'output', out_shapes[0], out)]
 
     def infer_type(self, in_types, out_types):

@@ -100,7 +100,7 @@ class SliceChannel(ShapeOnly):
 
     def _part(self, data, axis):
         n, size = self.p.num_outputs, data[axis]
-        if size % n:
+        if size % n or (not size and n > 1):    # MXNet fails on an unknown size (-1 % n)
             raise MXNetError('SliceChannel: cannot split axis %d of shape %s into %d equal parts'
                              % (axis, tuple(data), n))
         if self.p.squeeze_axis and size and size != n:
@@ -205,10 +205,17 @@ class Repeat(ShapeOnly):
         data = in_shapes[0]
         if data is None:
             return in_shapes, out_shapes
+        # MXNet multiplies the unknown size (-1) by repeats and fails (but for one repeat)
         if self.p.axis is None:
+            if 0 in data and self.p.repeats:
+                raise MXNetError('repeat: without an axis the whole shape of data must be known,'
+                                 ' got %s' % (tuple(data),))
             out = (prod(data) * self.p.repeats,)
         else:
             axis = norm_axis('repeat', self.p.axis, len(data))
+            if not data[axis] and self.p.repeats > 1:
+                raise MXNetError('repeat: the size of axis %d of data %s must be known'
+                                 % (axis, tuple(data)))
             out = tuple(d * self.p.repeats if i == axis else d for i, d in enumerate(data))
         if self.p.repeats == 0:
             out = (0,)
@@ -266,7 +273,7 @@ class Pad(ShapeOnly):
     params = {'mode': Param('str', choices=('constant', 'edge', 'reflect')),
               'pad_width': Param('shape'), 'constant_value': Param('float', 0.0)}
 
-    def _pairs(self, shape):
+    def _pairs(self, shape, partial=False):
         pw, ndim = self.p.pad_width, len(shape)
         if ndim not in (4, 5):
             raise MXNetError('Pad: only 4-D or 5-D inputs are supported, got shape %s'
@@ -278,16 +285,20 @@ class Pad(ShapeOnly):
             raise MXNetError('Pad: padding of the first two axes must be zero, got %s' % (pw,))
         pairs = [(pw[2 * i], pw[2 * i + 1]) for i in range(ndim)]
         if self.p.mode == 'reflect' and any(
-                d and (lo >= d or hi >= d) for d, (lo, hi) in zip(shape, pairs)):
+                (d and (lo >= d or hi >= d)) or (partial and not d and i in (2, 3))
+                for i, (d, (lo, hi)) in enumerate(zip(shape, pairs))):
             raise MXNetError('Pad: reflect padding %s must be smaller than the input %s'
                              % (pw, tuple(shape)))
         return pairs
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
-        out = tuple(d + lo + hi if d else 0 for d, (lo, hi) in zip(data, self._pairs(data)))
+        if data is None:        # MXNet checks the rank (4 or 5) of an unknown shape and fails
+            raise MXNetError('Pad: only 4-D or 5-D inputs are supported, got an unknown shape')
+        # (MXNet reflect-checks axes 2 and 3 even when unknown, and fails; it adds the padding
+        # to an unknown size too, where mxmod keeps the size unknown)
+        out = tuple(d + lo + hi if d else 0
+                    for d, (lo, hi) in zip(data, self._pairs(data, partial=True)))
         return in_shapes, [merge_shape('Pad', 'output', out_shapes[0], out)]
 
     def forward(self, octx, inputs, aux):
