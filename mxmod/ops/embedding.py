@@ -18,14 +18,13 @@ class Embedding(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: nothing until data's rank is known, then forwards only
         data = in_shapes[0]
+        if data is None:
+            return list(in_shapes), list(out_shapes)
         weight = merge_shape(self.op_name, 'weight', in_shapes[1],
                              (self.p.input_dim, self.p.output_dim))
-        if data is None:
-            return [None, weight], list(out_shapes)
-        out = merge_shape(self.op_name, 'output', out_shapes[0], tuple(data) + (self.p.output_dim,))
-        data = merge_shape(self.op_name, 'data', data, out[:-1])
-        return [data, weight], [out]
+        return [data, weight], [tuple(data) + (self.p.output_dim,)]
 
     def infer_type(self, in_types, out_types):
         dtype = in_types[1] or out_types[0] or self.p.dtype

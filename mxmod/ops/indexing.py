@@ -85,10 +85,14 @@ class Slice(_Slicer):
         data = in_shapes[0]
         if data is None:
             return in_shapes, out_shapes
+        return in_shapes, [merge_shape('slice', 'output', out_shapes[0], self.region(data))]
+
+    def region(self, data):
+        """The shape of ``data[begin:end:step]`` (unknown where data's dim is unknown)."""
         out = list(data)
         for i, sl in enumerate(self._slices(data)):
             out[i] = len(range(*sl.indices(data[i]))) if data[i] else 0
-        return in_shapes, [merge_shape('slice', 'output', out_shapes[0], tuple(out))]
+        return tuple(out)
 
 
 class _SliceAssignBase(Operator):
@@ -105,10 +109,7 @@ class _SliceAssignBase(Operator):
         return Slice._slices(self, shape)
 
     def _region_shape(self, shape):
-        out = list(shape)
-        for i, sl in enumerate(self._slices(shape)):
-            out[i] = len(range(*sl.indices(shape[i]))) if shape[i] else 0
-        return tuple(out)
+        return Slice.region(self, shape)
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
         raise MXNetError("Operator %s is non-differentiable because it didn't register "
@@ -123,10 +124,11 @@ class SliceAssign(_SliceAssignBase):
     arguments = ('lhs', 'rhs')
 
     def infer_shape(self, in_shapes, out_shapes):
-        lhs = merge_shape(self.op_name, 'lhs', in_shapes[0], out_shapes[0])
-        rhs = in_shapes[1]
-        if lhs is not None and is_known(lhs):
-            rhs = merge_shape(self.op_name, 'rhs', rhs, self._region_shape(lhs))
+        # as MXNet: from lhs forwards only (rhs is the region, unknown where lhs is)
+        lhs, rhs = in_shapes
+        if lhs is None:
+            return list(in_shapes), list(out_shapes)
+        rhs = merge_shape(self.op_name, 'rhs', rhs, self._region_shape(lhs))
         return [lhs, rhs], [lhs]
 
     def forward(self, octx, inputs, aux):
@@ -148,6 +150,12 @@ class SliceAssignScalar(_SliceAssignBase):
     op_name = '_slice_assign_scalar'
     aliases = ('_crop_assign_scalar',)
     params = dict(_SliceAssignBase.params, scalar=Param('float', 0.0))
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]     # as MXNet: from a fully known data forwards only
+        if not is_known(data):
+            return list(in_shapes), list(out_shapes)
+        return [data], [data]
 
     def forward(self, octx, inputs, aux):
         out = inputs[0].copy()
@@ -205,7 +213,8 @@ class SliceLike(_Slicer):
     def _out(self, data, like):
         out = list(data)
         for a in self._axes(data, like):
-            if data[a] and like[a] and like[a] > data[a]:
+            # compared as MXNet compares them: an unknown size is -1 there
+            if like[a] and (not data[a] or like[a] > data[a]):
                 raise MXNetError('slice_like: axis %d of size %d exceeds the input size %d'
                                  % (a, like[a], data[a]))
             out[a] = like[a]
@@ -239,8 +248,10 @@ class Take(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data, idx = in_shapes
-        if data is None or not is_known(idx):
+        if not is_known(idx):
             return in_shapes, out_shapes
+        if data is None:        # MXNet checks axis against the unknown rank and fails
+            raise MXNetError('take: the shape of a must be known once indices\' is')
         axis = norm_axis('take', self.p.axis, len(data))
         out = tuple(data[:axis]) + tuple(idx) + tuple(data[axis + 1:])
         return in_shapes, [merge_shape('take', 'output', out_shapes[0], out)]

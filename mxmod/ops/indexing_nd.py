@@ -94,7 +94,7 @@ class GatherND(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data, idx = in_shapes
-        if data is None or idx is None or not idx[0]:
+        if not is_known(data) or not is_known(idx):     # MXNet waits for both whole shapes
             return in_shapes, out_shapes
         if len(idx) < 2 or idx[0] > len(data):
             raise MXNetError('gather_nd: indices of shape %s do not fit data of shape %s (need '

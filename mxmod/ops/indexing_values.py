@@ -62,9 +62,16 @@ class Where(Operator):
         shape = merge_shape('where', 'x', x, y)
         shape = merge_shape('where', 'output', shape, out_shapes[0])
         if shape is None:
+            if len(cond) == 1:      # MXNet reads dim 0 of the unknown shape of x, and fails
+                raise MXNetError('where: with a 1-D condition the shape of x or y must be known')
             return in_shapes, out_shapes
+        # as MXNet: x, y and the output share one shape; the condition is checked against it
+        # but does not fill it in
         if len(cond) == len(shape):
-            shape = merge_shape('where', 'condition', shape, cond)
+            merge_shape('where', 'condition', shape, cond)
+        elif len(cond) == 1 and not shape[0]:
+            raise MXNetError('where: a 1-D condition %s needs the first dim of x %s known'
+                             % (tuple(cond), tuple(shape)))
         else:
             self._check_condition(cond, shape)
         return [cond, shape, shape], [shape]

@@ -179,10 +179,15 @@ class BatchTake(Operator):
     differentiable = False
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the output is indices' shape; a must be fully known (>= 2 dims) and its
+        # size over its last dim that of the output
         a, idx = in_shapes
-        if a is None:
-            return in_shapes, out_shapes
-        return [a, (a[0],)], [(a[0],)]
+        out = merge_shape(self.op_name, 'output', out_shapes[0], idx)
+        if a is None or len(a) < 2 or 0 in a or out is None or 0 in out or (
+                int(np.prod(a)) // a[-1] != int(np.prod(out))):
+            raise MXNetError('batch_take: a %s must be known with at least 2 dims and indices %s '
+                             'known with one index per row of a' % (a, idx))
+        return [a, idx], [out]
 
     def infer_type(self, in_types, out_types):
         return [in_types[0], in_types[1] or 'int32'], [in_types[0]]

@@ -204,6 +204,7 @@ case('add_n', {'num_args': 3}, {'a': (0, 3)}, [(2, 3)], inputs=['a', 'b', 'c'])
 # where / _identity_with_attr_like_rhs / _CrossDeviceCopy
 for _c, _x, _y in [((0, 3), (2, 0), None), ((2,), (2, 3), (0, 3)), ((0,), (0, 3), None),
                    (None, (2, 3), None), ((2, 3), None, None), ((2, 3), (2, 4), None),
+                   ((2, 3), (0, 3), None), ((2,), (0, 3), None), ((2,), (2, 0), (0, 0)),
                    ((3,), (2, 3), None), (None, None, (0, 4))]:
     case('where', None, {k: v for k, v in zip(('condition', 'x', 'y'), (_c, _x, _y))
                           if v is not None})

@@ -18,15 +18,11 @@ INDEX_OPS = {'slice', 'crop', 'slice_axis', 'slice_like', 'take', 'pick', 'one_h
 # Where mxmod deliberately differs from MXNet 1.9.1 (MXNet fails on consistent partial shapes, or
 # accepts shapes its forward rejects).
 DEVIATIONS = {
-    'slice_like|{}|[[6, 0, 4], [2, 3, 0]]|None': ([(6, 0, 4), (2, 3, 0)], [(2, 3, 0)]),
-    'take|{}|[None, [2, 3]]|None': ([None, (2, 3)], [None]),
+    # MXNet accepts shapes that do not fit (its inference stops silently; forward then fails)
     'where|{}|[[2, 3], [2, 4], [2, 3]]|None': 'error',
     'where|{}|[[2, 3, 1], [2, 3], [2, 3]]|None': 'error',
-    'broadcast_to|{"shape": "(2, 3, 4)"}|[[0, 3, 1]]|None': ([(0, 3, 1)], [(2, 3, 4)]),
     # negative axes are accepted (MXNet indexes the shape with -1 and fails)
     'broadcast_axis|{"axis": "(-1,)", "size": "(4,)"}|[[1, 3, 1]]|None': ([(1, 3, 1)], [(1, 3, 4)]),
-    'diag|{}|[[0, 4]]|None': ([(0, 4)], [None]),
-    'gather_nd|{}|[[4, 0, 6], [1, 7]]|None': ([(4, 0, 6), (1, 7)], [(7, 0, 6)]),
 }
 
 
