@@ -269,12 +269,17 @@ class NDArray(object):
     @on_device
     def __getitem__(self, key):
         key = _index_key(key)
-        data = self._data[key]
         if _is_basic(key):
+            # an index with an Ellipsis is a view even where it selects one element (numpy
+            # returns a scalar copy for a[1] of a 1-D array): MXNet's a[1] is a (1,) view
+            parts = key if isinstance(key, tuple) else (key,)
+            data = self._data[parts if Ellipsis in parts else parts + (Ellipsis,)]
             if data.ndim == 0:
                 data = data.reshape((1,))
             if not data.flags.c_contiguous:
                 data = data.copy()      # as MXNet: only contiguous slices are views
+        else:
+            data = self._data[key]
         result = from_xp(data, self._ctx)
         if _recording(self):
             from .grad_methods import record_getitem  # pylint: disable=import-outside-toplevel
