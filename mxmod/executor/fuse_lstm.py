@@ -42,7 +42,8 @@ def fuse(plan, ctx, arrays, group2ctx, mirror):
         if arr is not None and (arr.stype != 'default' or arr.context != ctx):
             return plan
     graph = _Graph(plan)
-    cells = [c for c in (_match_cell(graph, s, shapes, dtypes) for s in plan.steps) if c]
+    cells = [c for c in (_match_cell(graph, s, shapes, dtypes) for s in plan.steps
+                         if s.op.op_name == 'SliceChannel') if c]
     chains = [c for c in _chains(graph, cells) if _begin_ok(c, shapes) and _acyclic(graph, c)]
     if not chains:
         return plan

@@ -62,32 +62,36 @@ def _merge(old, new):
 
 
 def gradient_stypes(plan, stypes, backward_steps):
-    """Storage type of the summed gradient of every slot the backward steps reach."""
+    """Storage type of the summed gradient of every slot the backward steps reach, and per
+    backward step (index) its ``(out-gradient stypes, gradient stypes, mode)`` (steps that
+    run dense on dense values only may be left out)."""
     grads = {slot: stypes[slot] for slot in plan.head_slots}
     sparse = _sparse_anywhere(stypes)      # some value or gradient is not dense
+    dense = set()   # slots a dense gradient reaches: their sum is dense, whatever else comes
     step_grads = {}
     for step in backward_steps:
+        count = len(step.op.list_arguments())
         rule = rule_of(step.op)
         if rule is None and not sparse:
-            # all dense, no sparse support: dense gradients (plan_backward's), and merging
-            # 'default' into any gradient gives 'default'
-            count = len(step.op.list_arguments())
-            step_grads[step.index] = (['default'] * len(step.outputs), ['default'] * count,
-                                      DENSE)
-            grads.update(dict.fromkeys(step.inputs[:count], 'default'))
+            dense.update(step.inputs[:count])      # plan_backward's dense gradients
             continue
         ins = [stypes[s] for s in step.inputs + step.aux]
         outs = [stypes[s] for s in step.outputs]
-        ograds = [grads.get(s, 'default') for s in step.outputs]
+        ograds = ['default' if s in dense else grads.get(s, 'default') for s in step.outputs]
         if rule is None and _dense(ins) and _dense(outs) and _dense(ograds):
-            produced, mode = ['default'] * len(step.op.list_arguments()), DENSE
+            produced, mode = ['default'] * count, DENSE
         else:
             produced, mode = plan_backward(step.op, ins, outs, ograds)
         step_grads[step.index] = (ograds, produced, mode)
         for slot, stype in zip(step.inputs, produced):
-            grads[slot] = merged = _merge(grads.get(slot), stype)
-            sparse = sparse or merged != 'default'
+            if slot not in dense:
+                grads[slot] = merged = _merge(grads.get(slot), stype)
+                sparse = sparse or merged != 'default'
+    grads.update(dict.fromkeys(dense, 'default'))
     return grads, step_grads
+
+
+_DEFAULT = frozenset(['default'])
 
 
 def _sparse_anywhere(stypes):
@@ -97,10 +101,11 @@ def _sparse_anywhere(stypes):
 def all_dense(stypes, modes, grads, step_grads):
     """True when every value and gradient is dense and every step runs its dense code (the
     results of :func:`forward_stypes` and :func:`gradient_stypes`)."""
-    return (not _sparse_anywhere(stypes) and all(mode == DENSE for mode in modes) and
-            not _sparse_anywhere(grads.values()) and
-            all(mode == DENSE and not _sparse_anywhere(produced)
-                for _, produced, mode in step_grads.values()))
+    if not _DEFAULT.issuperset(stypes) or not _DEFAULT.issuperset(grads.values()) or \
+            modes.count(DENSE) != len(modes):
+        return False
+    return all(mode == DENSE and _DEFAULT.issuperset(produced)
+               for _, produced, mode in step_grads.values())
 
 
 def install(exe, known):
@@ -119,6 +124,8 @@ def install(exe, known):
         if mode != DENSE or _sparse_anywhere(stypes[s] for s in step.outputs):
             exe._sparse_fwd[step.index] = _forward_fn(step.op)
     for step in exe._backward_steps:
+        if step.index not in step_grads:
+            continue        # dense throughout
         ograds, produced, mode = step_grads[step.index]
         touched = [stypes[s] for s in step.inputs + step.aux + step.outputs] + ograds + produced
         if mode != DENSE or _sparse_anywhere(touched):

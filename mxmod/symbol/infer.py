@@ -159,8 +159,10 @@ class InferenceGraph(object):
             touched = ins + outs
             self.records.append((node, op, ins, outs, touched, in_names + op.list_outputs(),
                                  in_names))
-            for index in set(touched):
-                self.users[index].append(record)
+            for index in touched:
+                users = self.users[index]
+                if not users or users[-1] != record:     # an entry read twice: listed once
+                    users.append(record)
 
     @classmethod
     def of_symbol(cls, sym):
