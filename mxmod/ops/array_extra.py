@@ -143,13 +143,16 @@ class RavelMultiIndex(_Ravel):
     aliases = ('ravel_multi_index',)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = in_shapes[0]
+        # as MXNet: data (len(shape), N) <-> output (N,), either way
+        data, out = in_shapes[0], out_shapes[0]
         if data is None:
-            return in_shapes, out_shapes
-        if not data or (data[0] and data[0] != len(self.p.shape)):
-            raise MXNetError('ravel_multi_index: data must have shape (%d, ...) for shape %s, '
+            if out is None:
+                return in_shapes, out_shapes
+            return [(len(self.p.shape), out[0])], out_shapes
+        if len(data) != 2 or data[0] != len(self.p.shape):
+            raise MXNetError('ravel_multi_index: data must have shape (%d, N) for shape %s, '
                              'got %s' % (len(self.p.shape), self.p.shape, tuple(data)))
-        return in_shapes, [merge_shape(self.op_name, 'output', tuple(data[1:]), out_shapes[0])]
+        return in_shapes, [merge_shape(self.op_name, 'output', (data[1],), out)]
 
     def forward(self, octx, inputs, aux):
         x = inputs[0]
@@ -168,10 +171,17 @@ class UnravelIndex(_Ravel):
     aliases = ('unravel_index',)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = in_shapes[0]
+        # as MXNet: data (N,) <-> output (len(shape), N), either way (MXNet reads only the
+        # first dim of data)
+        data, out = in_shapes[0], out_shapes[0]
         if data is None:
-            return in_shapes, out_shapes
-        out = (len(self.p.shape),) + tuple(data)
+            if out is None:
+                return in_shapes, out_shapes
+            if len(out) != 2 or out[0] != len(self.p.shape):
+                raise MXNetError('unravel_index: the output must have shape (%d, N), got %s'
+                                 % (len(self.p.shape), tuple(out)))
+            return [(out[1],)], out_shapes
+        out = (len(self.p.shape), data[0])
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def forward(self, octx, inputs, aux):
@@ -217,9 +227,17 @@ class _BlockMove(ShapeOnly):
         return block
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the rank must be known (4), and every size but the batch's (MXNet's
+        # arithmetic on an unknown -1 fails there)
         data = in_shapes[0]
-        if data is None or any(d == 0 for d in data):
-            return in_shapes, out_shapes
+        if data is None or len(data) != 4 or not all(data[1:]):
+            raise MXNetError('%s requires a 4-D input whose non-batch sizes are known, got %s'
+                             % (self.op_name, 'an unknown shape' if data is None
+                                else tuple(data)))
+        if not data[0]:
+            out = self.out_shape((1,) + tuple(data[1:]))
+            return in_shapes, [merge_shape(self.op_name, 'output', (0,) + out[1:],
+                                           out_shapes[0])]
         out = self.out_shape(tuple(data))
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 

@@ -81,33 +81,47 @@ class _DeformableBase(Operator):
                              % (name, c, self.p.num_deformable_group))
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: from data (fully known for DeformableConvolution, of known rank for the
+        # modulated one) forwards; offset (and mask) must be there already and are only checked
         ins, outs = list(in_shapes), list(out_shapes)
         data = ins[0]
-        if data is None:
+        if data is None and not self.modulated or (data is not None and 0 in data
+                                                   and not self.modulated):
             return ins, outs
+        if data is None:
+            raise MXNetError('%s: data should be 4-D (N, C, H, W), got an unknown shape'
+                             % self.op_name)
         self._check_data(data)
         n, c, h, w = data
         names = self.list_arguments()
-        taps = self.kernel[0] * self.kernel[1]
-        dg = self.p.num_deformable_group
-        f = self.p.num_filter
         iw = names.index('weight')
         ins[iw] = merge_shape(self.op_name, 'weight', ins[iw],
-                              (f, c // self.p.num_group if c else 0) + self.kernel)
+                              (self.p.num_filter, c // self.p.num_group if c else 0) + self.kernel)
         if not self.p.no_bias:
-            ins[iw + 1] = merge_shape(self.op_name, 'bias', ins[iw + 1], (f,))
-        if h and w:
-            oh, ow = self._out_hw(h, w)
-            if oh < 1 or ow < 1:
-                raise MXNetError('%s: kernel size exceeds the padded input %s'
-                                 % (self.op_name, (h, w)))
-        else:
-            oh, ow = 0, 0
-        ins[1] = merge_shape(self.op_name, 'offset', ins[1], (n, dg * 2 * taps, oh, ow))
-        if self.modulated:
-            ins[2] = merge_shape(self.op_name, 'mask', ins[2], (n, dg * taps, oh, ow))
-        outs[0] = merge_shape(self.op_name, 'output', outs[0], (n, f, oh, ow))
+            ins[iw + 1] = merge_shape(self.op_name, 'bias', ins[iw + 1], (self.p.num_filter,))
+        if not h or not w:
+            raise MXNetError('%s: the spatial size of data %s must be known'
+                             % (self.op_name, tuple(data)))
+        oh, ow = self._out_hw(h, w)
+        self._check_maps(ins, oh, ow)
+        outs[0] = merge_shape(self.op_name, 'output', outs[0], (n, self.p.num_filter, oh, ow))
+        ins[0] = (outs[0][0],) + tuple(data[1:])     # MXNet fills data's batch from the output
         return ins, outs
+
+    def _check_maps(self, ins, oh, ow):
+        """offset (and mask) must be 4-D maps of the output's size with the channels of the
+        deformable groups, as MXNet checks them (they are not inferred)."""
+        taps = self.kernel[0] * self.kernel[1]
+        want = {'offset': 2 * taps} if not self.modulated else {'offset': 2 * taps, 'mask': taps}
+        for name, per_group in sorted(want.items()):
+            shape = ins[self.list_arguments().index(name)]
+            if (shape is None or len(shape) != 4 or tuple(shape[2:]) != (oh, ow)
+                    or not shape[1] or shape[1] % taps
+                    or shape[1] // per_group != self.p.num_deformable_group):
+                raise MXNetError('%s: %s must be a 4-D map (N, %d, %d, %d), got %s'
+                                 % (self.op_name, name, per_group * self.p.num_deformable_group,
+                                    oh, ow, 'an unknown shape' if shape is None
+                                    else tuple(shape)))
 
     def _check_inputs(self, inputs):
         x = inputs[0]

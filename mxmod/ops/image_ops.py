@@ -23,7 +23,7 @@ def saturate(xp, values, dtype):
 
 def check_image(op, shape):
     """MXNet's ImageShape: (height, width, channels) with 1 or 3 channels."""
-    if len(shape) != 3 or shape[2] not in (0, 1, 3):
+    if len(shape) != 3 or shape[2] not in (1, 3):
         raise MXNetError('%s: input image must have shape (height, width, channels) with 1 or 3 '
                          'channels, got %s' % (op, tuple(shape)))
 
@@ -44,7 +44,7 @@ class ToTensor(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         s = in_shapes[0]
-        if s is None:
+        if s is None or 0 in s:     # as MXNet: from a fully known image only
             return in_shapes, out_shapes
         _hw_axes(self.op_name, s)
         out = (s[2], s[0], s[1]) if len(s) == 3 else (s[0], s[3], s[1], s[2])
@@ -94,9 +94,11 @@ class Normalize(Operator):
         return mean, std
 
     def infer_shape(self, in_shapes, out_shapes):
-        shape = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if shape is not None and 0 not in shape:
-            self._stats(shape)
+        # as MXNet: forwards only; the rank and the channel count must be known
+        shape = in_shapes[0]
+        if shape is None:
+            raise MXNetError('_image_normalize: the shape of data must be known')
+        self._stats(shape)
         return [shape], [shape]
 
     def forward(self, octx, inputs, aux):
@@ -117,9 +119,12 @@ class HWCAugment(Operator):
     backward_uses = ()
 
     def infer_shape(self, in_shapes, out_shapes):
-        shape = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if shape is not None:
-            check_image(self.op_name, shape)
+        # as MXNet: forwards only; an HWC shape with a known channel count (1 or 3) is needed
+        shape = in_shapes[0]
+        if shape is None:
+            raise MXNetError('%s: input image must have shape (height, width, channels), got an '
+                             'unknown shape' % self.op_name)
+        check_image(self.op_name, shape)
         return [shape], [shape]
 
     def backward(self, octx, out_grads, inputs, outputs, aux):
@@ -187,8 +192,9 @@ class ImageCrop(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         shape = in_shapes[0]
-        if shape is None:
-            return in_shapes, out_shapes
+        if shape is None or (len(shape) in (3, 4) and shape[-1] not in (1, 3)):
+            raise MXNetError('_image_crop: expects an HWC image or NHWC batch with 1 or 3 channels,'
+                             ' got %s' % ('an unknown shape' if shape is None else tuple(shape),))
         self._window(shape)
         out = list(shape)
         rows, cols = _hw_axes(self.op_name, shape)
@@ -232,8 +238,8 @@ class ImageResize(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         shape = in_shapes[0]
-        if shape is None:
-            return in_shapes, out_shapes
+        if shape is None:   # MXNet checks the rank (3 or 4) of an unknown shape, and fails
+            raise MXNetError('_image_resize: the shape of the image must be known')
         rows, cols = _hw_axes(self.op_name, shape)
         out = list(shape)
         out[rows], out[cols] = self._target(shape[rows], shape[cols])

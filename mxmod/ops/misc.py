@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape, same_shape_infer
+from .base import Operator, Param, register, merge_shape, same_shape_infer, forward_shape_infer
 
 
 class Fill(Operator):
@@ -17,6 +17,9 @@ class Fill(Operator):
         return self.fill_value
 
     def infer_shape(self, in_shapes, out_shapes):
+        from ..util import is_np_shape  # pylint: disable=import-outside-toplevel
+        if not self.p.shape and not is_np_shape():
+            return in_shapes, out_shapes    # () is an unknown shape in MXNet's legacy shapes
         shape = tuple(max(d, 0) for d in (self.p.shape or ()))
         return in_shapes, [merge_shape(self.op_name, 'output', shape, out_shapes[0])]
 
@@ -97,8 +100,8 @@ class Arange(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         count = self._length()
-        if count is None:
-            return in_shapes, [out_shapes[0] if out_shapes[0] is not None else (0,)]
+        if count is None:       # as MXNet: the consumers give the length (and the rank)
+            return in_shapes, out_shapes
         return in_shapes, [(count * self.p.repeat,)]
 
     def infer_type(self, in_types, out_types):
@@ -148,7 +151,7 @@ class CrossDeviceCopy(Operator):
     backward_uses = ()
 
     def infer_shape(self, in_shapes, out_shapes):
-        return same_shape_infer(self, in_shapes, out_shapes)
+        return forward_shape_infer(self, in_shapes, out_shapes)   # as MXNet: forwards only
 
     def forward(self, octx, inputs, aux):
         return [octx.xp.array(inputs[0], copy=True)]

@@ -75,13 +75,14 @@ class CumSum(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
-        if self.p.axis is None:
-            out = (int(np.prod(data)) if 0 not in data else 0,)
-        else:
-            norm_axis(self.op_name, self.p.axis, len(data))
-            out = tuple(data)
+        if self.p.axis is not None:     # as MXNet: input and output share one shape
+            shape = merge_shape(self.op_name, 'a', data, out_shapes[0])
+            return [shape], [shape]     # (the axis is checked when computing, as MXNet)
+        if data is None or 0 in data:   # MXNet flattens by the size, which must be known
+            raise MXNetError('%s: without an axis the whole shape of a must be known, got %s'
+                             % (self.op_name, 'an unknown shape' if data is None
+                                else tuple(data)))
+        out = (int(np.prod(data)),)
         return [data], [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def infer_type(self, in_types, out_types):
@@ -149,12 +150,10 @@ class Histogram(Operator):
             n = self.p.bin_cnt
             return in_shapes, [(n,), (n + 1,)]
         bins = in_shapes[1]
-        if bins is None:
-            return in_shapes, out_shapes
-        if len(bins) != 1 or (bins[0] and bins[0] < 2):
+        if bins is None or len(bins) != 1 or not bins[0] or bins[0] < 2:
             raise MXNetError('_histogram: bins must be a 1-D array of at least 2 edges, got '
-                             'shape %s' % (tuple(bins),))
-        return in_shapes, [(bins[0] - 1 if bins[0] else 0,), tuple(bins)]
+                             '%s' % ('an unknown shape' if bins is None else tuple(bins),))
+        return in_shapes, [(bins[0] - 1,), tuple(bins)]
 
     def infer_type(self, in_types, out_types):
         return in_types, ['int64', in_types[0]]
