@@ -22,7 +22,8 @@ NUMERIC_HYPERPARAMETERS = frozenset((
 def check_hyperparameters(klass, name, kwargs, base):
     """Arguments of ``create(name, **kwargs)`` whose default is a number must be finite numbers,
     not text (the base class ``base`` checks its own: learning_rate, wd, rescale_grad,
-    clip_gradient); a keyword none of the classes takes is refused for mxmod's own optimizers."""
+    clip_gradient); a keyword none of the classes takes is refused for mxmod's own optimizers
+    (except those that hand their keywords to another optimizer: ``forwards_arguments``)."""
     try:
         params = dict(inspect.signature(klass.__init__).parameters)
     except (TypeError, ValueError):
@@ -30,7 +31,8 @@ def check_hyperparameters(klass, name, kwargs, base):
     if any(p.kind == p.VAR_KEYWORD for p in params.values()):
         params.update(inspect.signature(base.__init__).parameters)
         unknown = sorted(set(kwargs) - set(params) - {'self'})
-        if unknown and klass.__init__ is not base.__init__ and all(
+        if unknown and klass.__init__ is not base.__init__ and not getattr(
+                klass, 'forwards_arguments', False) and all(
                 getattr(k.__init__, '__module__', '').startswith('mxmod.')
                 for k in klass.__mro__ if k is not object):
             raise ArgumentTypeError('optimizer %r has no parameter %s; its parameters are %s'
