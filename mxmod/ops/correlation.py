@@ -34,16 +34,19 @@ class Correlation(Operator):
         return out_h, out_w, radius
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: both of rank 4; the output from data1 alone, whose spatial size must be
+        # known (MXNet's arithmetic on an unknown -1 fails)
         d1, d2 = in_shapes
         for name, s in (('data1', d1), ('data2', d2)):
-            if s is not None and len(s) != 4:
-                raise MXNetError('Correlation: %s must be 4-D, got %s' % (name, tuple(s)))
-        shape = merge_shape(self.op_name, 'data', d1, d2)
-        if shape is None or 0 in shape[2:]:
-            return [shape, shape], out_shapes
-        out_h, out_w, radius = self._geometry(shape[2], shape[3])
-        out = (shape[0], (2 * radius + 1) ** 2, out_h, out_w)
-        return [shape, shape], [merge_shape(self.op_name, 'output', out, out_shapes[0])]
+            if s is None or len(s) != 4:
+                raise MXNetError('Correlation: %s must be 4-D, got %s'
+                                 % (name, 'an unknown shape' if s is None else tuple(s)))
+        if 0 in d1[2:]:
+            raise MXNetError('Correlation: the spatial size of data1 %s must be known'
+                             % (tuple(d1),))
+        out_h, out_w, radius = self._geometry(d1[2], d1[3])
+        out = (d1[0], (2 * radius + 1) ** 2, out_h, out_w)
+        return list(in_shapes), [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def _displacements(self, radius):
         width = 2 * radius + 1

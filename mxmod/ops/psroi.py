@@ -5,7 +5,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .base import Param, register, merge_shape
-from .roi import _f32, _round_half_away
+from .roi import _f32, _round_half_away, roi_input_check
 from .roi_pool_base import SeparableROIPool
 
 
@@ -35,12 +35,7 @@ class PSROIPooling(SeparableROIPool):
 
     def infer_shape(self, in_shapes, out_shapes):
         data, rois = in_shapes
-        if data is not None and len(data) != 4:
-            raise MXNetError('PSROIPooling: data must be 4-D, got %s' % (tuple(data),))
-        if rois is not None and (len(rois) != 2 or rois[1] not in (0, 5)):
-            raise MXNetError('PSROIPooling: rois must be (num_rois, 5), got %s' % (tuple(rois),))
-        if data is None or rois is None:
-            return in_shapes, out_shapes
+        roi_input_check(self.op_name, data, rois)
         p = self.p.pooled_size
         out = (rois[0], self._channels(data[1]), p, p)
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]

@@ -23,15 +23,21 @@ def _round_half_away(xp, x):
     return xp.sign(x) * xp.floor(xp.abs(x) + 0.5)
 
 
+def roi_input_check(op, data, rois, width=5, layout='[batch, x1, y1, x2, y2]'):
+    """MXNet's checks of an ROI operator's inputs at inference: data 4-D and rois
+    (num_rois, ``width``), both of known rank (an unknown shape fails, as in MXNet)."""
+    if data is None or len(data) != 4:
+        raise MXNetError('%s: data must be 4-D (batch, channel, y, x), got %s'
+                         % (op, 'an unknown shape' if data is None else tuple(data)))
+    if rois is None or len(rois) != 2 or rois[1] != width:
+        raise MXNetError('%s: rois must be (num_rois, %d) %s, got %s'
+                         % (op, width, layout, 'an unknown shape' if rois is None
+                            else tuple(rois)))
+
+
 def _roi_shapes(op, in_shapes, pooled, channels=None):
     data, rois = in_shapes
-    if data is not None and len(data) != 4:
-        raise MXNetError('%s: data must be 4-D (batch, channel, y, x), got %s' % (op, tuple(data)))
-    if rois is not None and (len(rois) != 2 or rois[1] not in (0, 4, 5)):
-        raise MXNetError('%s: rois must be (num_rois, 5) [batch, x1, y1, x2, y2], got %s'
-                         % (op, tuple(rois)))
-    if data is None or rois is None:
-        return None
+    roi_input_check(op, data, rois)
     return (rois[0], data[1] if channels is None else channels, pooled[0], pooled[1])
 
 
@@ -45,11 +51,7 @@ class ROIPooling(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
-        if in_shapes[1] is not None and in_shapes[1][1] not in (0, 5):
-            raise MXNetError('ROIPooling: rois must be (num_rois, 5), got %s' % (in_shapes[1],))
         out = _roi_shapes(self.op_name, in_shapes, self.p.pooled_size)
-        if out is None:
-            return in_shapes, out_shapes
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def _bins(self, xp, rois, height, width):
@@ -183,10 +185,9 @@ class ROIAlign(SeparableROIPool):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        chans = None if data is None else self._channels(data[1])
+        roi_input_check(self.op_name, data, in_shapes[1])
+        chans = self._channels(data[1])
         out = _roi_shapes(self.op_name, in_shapes, self.p.pooled_size, chans)
-        if out is None:
-            return in_shapes, out_shapes
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def _weights(self, xp, data, rois):

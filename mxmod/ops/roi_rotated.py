@@ -8,7 +8,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
-from .roi import _f32
+from .roi import _f32, roi_input_check
 
 _CHUNK_ELEMENTS = 1 << 22
 
@@ -41,13 +41,7 @@ class RROIAlign(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data, rois = in_shapes
-        if data is not None and len(data) != 4:
-            raise MXNetError('RROIAlign: data must be 4-D, got %s' % (tuple(data),))
-        if rois is not None and (len(rois) != 2 or rois[1] not in (0, 6)):
-            raise MXNetError('RROIAlign: rois must be (num_rois, 6) [batch, x, y, w, h, angle], '
-                             'got %s' % (tuple(rois),))
-        if data is None or rois is None:
-            return in_shapes, out_shapes
+        roi_input_check(self.op_name, data, rois, 6, '[batch, x, y, w, h, angle]')
         out = (rois[0], data[1]) + tuple(self.p.pooled_size)
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 

@@ -80,15 +80,17 @@ class BilinearSampler(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: once data and grid are fully known, forwards only
         data, grid = in_shapes
-        _check_4d(self.op_name, 'data', data)
-        _check_4d(self.op_name, 'grid', grid)
-        if data is None or grid is None:
+        if data is None or 0 in data:
             return in_shapes, out_shapes
-        if grid[1] and grid[1] != 2:
-            raise MXNetError('BilinearSampler: grid must have 2 channels (x, y), got shape %s'
-                             % (tuple(grid),))
-        grid = merge_shape(self.op_name, 'grid batch', grid, (data[0], 2, grid[2], grid[3]))
+        _check_4d(self.op_name, 'data', data)
+        if grid is None or 0 in grid:
+            return in_shapes, out_shapes
+        _check_4d(self.op_name, 'grid', grid)
+        if grid[1] != 2 or grid[0] != data[0]:
+            raise MXNetError('BilinearSampler: grid must be (batch, 2, y, x) with data\'s batch, '
+                             'got %s for data %s' % (tuple(grid), tuple(data)))
         out = (data[0], data[1], grid[2], grid[3])
         return [data, grid], [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
@@ -133,16 +135,16 @@ class GridGenerator(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
+        if data is None:    # MXNet checks the rank of an unknown shape, and fails
+            raise MXNetError('GridGenerator: the shape of data must be known')
         if self.p.transform_type == 'affine':
-            if len(data) != 2 or (data[1] and data[1] != 6):
+            if len(data) != 2 or data[1] != 6:
                 raise MXNetError('GridGenerator: affine data must be (batch, 6), got %s'
                                  % (tuple(data),))
             h, w = _target(self.op_name, self.p.target_shape)
             out = (data[0], 2, h, w)
         else:
-            if len(data) != 4 or (data[1] and data[1] != 2):
+            if len(data) != 4 or data[1] != 2:
                 raise MXNetError('GridGenerator: warp data must be a (batch, 2, y, x) flow, got %s'
                                  % (tuple(data),))
             out = tuple(data)
@@ -185,11 +187,15 @@ class SpatialTransformer(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: once data and loc are fully known, forwards only
         data, loc = in_shapes
-        _check_4d(self.op_name, 'data', data)
-        if data is None:
+        if data is None or 0 in data:
             return in_shapes, out_shapes
-        loc = merge_shape(self.op_name, 'loc', loc, (data[0], 6))
+        _check_4d(self.op_name, 'data', data)
+        if loc is None or 0 in loc:
+            return in_shapes, out_shapes
+        if len(loc) != 2 or loc[1] != 6:
+            raise MXNetError('SpatialTransformer: loc must be (batch, 6), got %s' % (tuple(loc),))
         h, w = _target(self.op_name, self.p.target_shape)
         out = (data[0], data[1], h, w)
         return [data, loc], [merge_shape(self.op_name, 'output', out, out_shapes[0])]
@@ -232,7 +238,9 @@ class Crop(Operator):
 
     def _size(self, data, like):
         if self.p.num_args == 2:
-            return None if like is None else tuple(like[2:4])
+            if like is None or len(like) < 4:   # MXNet reads dims 2 and 3 of crop_like
+                raise MXNetError('Crop: crop_like must be 4-D, got %s' % (like,))
+            return tuple(like[2:4])
         h, w = self.p.h_w
         if not (1 <= h <= data[2] and 1 <= w <= data[3]):
             raise MXNetError('Crop: h_w %s must be between 1 and the input size %s'
@@ -254,11 +262,9 @@ class Crop(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
-        if len(data) != 4:
+        if data is None or len(data) != 4:
             raise MXNetError('Crop: input data must be 4-D (batch, channel, y, x), got %s'
-                             % (tuple(data),))
+                             % ('an unknown shape' if data is None else tuple(data),))
         size = self._size(data, in_shapes[1] if self.p.num_args == 2 else None)
         if size is None:
             return in_shapes, out_shapes
