@@ -16,7 +16,7 @@ _quiet_library_loggers()  # numba's and other libraries' DEBUG lines stay out of
 __version__ = '1.9.1'
 
 # Later layers are imported when present; each is a package of its own.
-_LAYERS = [('random', None), ('name', None), ('attribute', None), ('symbol', 'sym'),
+_LAYERS = [('random', 'rnd'), ('name', None), ('attribute', None), ('symbol', 'sym'),
            ('executor', None), ('io', None), ('metric', None), ('initializer', 'init'),
            ('optimizer', None), ('lr_scheduler', None), ('kvstore', 'kv'), ('callback', None),
            ('monitor', 'mon'), ('model', None), ('module', 'mod'), ('rnn', None),
