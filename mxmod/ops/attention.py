@@ -6,13 +6,16 @@ values come back as (Lq, B, heads*D)."""
 import math
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import Operator, Param, register, merge_shape, mx_dim, from_mx_dims, rank_check
 
 
 def split_heads(x, heads, parts, index):
     """The ``index``-th of ``parts`` interleaved projections of (L, B, heads*parts*D) as
     (B*heads, L, D)."""
     length, batch, width = x.shape
+    if width % (heads * parts):
+        raise MXNetError('interleaved_matmul: the last dim %d of shape %s is not heads=%d times '
+                         '%d parts of one width' % (width, tuple(x.shape), heads, parts))
     dim = width // (heads * parts)
     part = x.reshape(length, batch, heads, parts, dim)[:, :, :, index, :]
     return part.transpose(1, 2, 0, 3).reshape(batch * heads, length, dim)
@@ -43,15 +46,9 @@ def unmerge_heads(grad, heads):
 
 
 class _Interleaved(Operator):
-    """Shared parameter and checks."""
+    """Shared parameter."""
     params = {'heads': Param('int')}
     backward_uses = ('inputs',)
-
-    def _check(self, name, shape, parts):
-        if shape is not None and (len(shape) != 3 or
-                                  (shape[2] and shape[2] % (parts * self.p.heads))):
-            raise MXNetError('%s: %s must be (seq_length, batch, heads*%d*head_dim) with heads=%d,'
-                             ' got %s' % (self.op_name, name, parts, self.p.heads, tuple(shape)))
 
 
 class _ScoresQK(_Interleaved):
@@ -90,11 +87,11 @@ class SelfAttQK(_ScoresQK):
     q_parts = k_parts = 3
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet (its arithmetic on unknown dims included)
         qkv = in_shapes[0]
-        self._check('queries_keys_values', qkv, 3)
-        if qkv is None:
-            return in_shapes, out_shapes
-        out = (self.p.heads * qkv[1], qkv[0], qkv[0])
+        rank_check(self.op_name, 'queries_keys_values', qkv, 3, '(seq_length, batch, 3*proj_dim)')
+        q = [mx_dim(d) for d in qkv]
+        out = from_mx_dims(self.op_name, (self.p.heads * q[1], q[0], q[0]))
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
 
@@ -106,15 +103,15 @@ class EncDecQK(_ScoresQK):
     q_parts, k_parts = 1, 2
 
     def infer_shape(self, in_shapes, out_shapes):
-        q, kv = in_shapes
-        self._check('queries', q, 1)
-        self._check('keys_values', kv, 2)
-        if q is None or kv is None:
-            return in_shapes, out_shapes
+        # as MXNet (dims compared and computed as there: -1 where unknown)
+        q_shape, kv_shape = in_shapes
+        rank_check(self.op_name, 'queries', q_shape, 3, '(seq_length, batch, proj_dim)')
+        rank_check(self.op_name, 'keys_values', kv_shape, 3, '(seq_length, batch, 2*proj_dim)')
+        q, kv = [mx_dim(d) for d in q_shape], [mx_dim(d) for d in kv_shape]
         if q[2] * 2 != kv[2] or q[1] != kv[1]:
             raise MXNetError('%s: keys_values %s must have the batch of queries %s and twice its '
-                             'projection width' % (self.op_name, tuple(kv), tuple(q)))
-        out = (q[1] * self.p.heads, q[0], kv[0])
+                             'projection width' % (self.op_name, tuple(kv_shape), tuple(q_shape)))
+        out = from_mx_dims(self.op_name, (q[1] * self.p.heads, q[0], kv[0]))
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
 
@@ -124,14 +121,20 @@ class _WeightedValues(_Interleaved):
     parts = v_index = 1
 
     def infer_shape(self, in_shapes, out_shapes):
-        src, att = in_shapes
-        self._check(self.arguments[0], src, self.parts)
-        if src is None or att is None:
-            return in_shapes, out_shapes
-        if len(att) != 3 or att[0] != src[1] * self.p.heads or att[2] != src[0]:
-            raise MXNetError('%s: attention %s must be (batch*heads, query_length, %d)'
-                             % (self.op_name, tuple(att), src[0]))
-        out = (att[1], src[1], src[2] // self.parts)
+        # as MXNet (dims compared and computed as there: -1 where unknown; C division)
+        src_shape, att_shape = in_shapes
+        rank_check(self.op_name, self.arguments[0], src_shape, 3)
+        rank_check(self.op_name, 'attention', att_shape, 3)
+        src, att = [mx_dim(d) for d in src_shape], [mx_dim(d) for d in att_shape]
+        if self.parts == 3:
+            bad = src[0] != att[1] or src[0] != att[2] or math.fmod(src[2], 3)
+        else:
+            bad = src[0] != att[2] or src[1] * self.p.heads != att[0]
+        if bad:
+            raise MXNetError('%s: attention %s does not fit %s %s (heads=%d)'
+                             % (self.op_name, tuple(att_shape), self.arguments[0],
+                                tuple(src_shape), self.p.heads))
+        out = from_mx_dims(self.op_name, (att[1], src[1], int(src[2] / self.parts)))
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
     def forward(self, octx, inputs, aux):

@@ -11,6 +11,7 @@ from ..base import MXNetError
 
 __all__ = ['Param', 'Operator', 'OpContext', 'register', 'get_op', 'OPS', 'REQUIRED',
            'unknown', 'merge_shape', 'same_shape_infer', 'forward_shape_infer', 'mx_dim',
+           'from_mx_dims', 'rank_check',
            'check_arguments', 'call_text']
 
 OPS = {}
@@ -259,6 +260,28 @@ def mx_dim(d):
     """A partial dim as MXNet's inference sees it: -1 where unknown (0 here). For reproducing
     MXNet's comparisons and arithmetic on unknown dims."""
     return d if d else -1
+
+
+def from_mx_dims(op, dims):
+    """A shape computed with MXNet's -1 for unknown dims back to this module's form (0 unknown);
+    a dim below -1 (MXNet's arithmetic on an unknown one) fails as MXNet fails."""
+    out = []
+    for d in dims:
+        d = int(d)
+        if d < -1:
+            raise MXNetError('%s: a dim computed from an unknown one is %d (MXNet fails here); '
+                             'give the missing shapes' % (op, d))
+        out.append(0 if d == -1 else d)
+    return tuple(out)
+
+
+def rank_check(op, name, shape, ndim, layout=''):
+    """``shape`` must be known and of ``ndim`` dims (MXNet's CHECK_EQ(shape.ndim(), ndim), which
+    fails on an unknown shape too)."""
+    if shape is None or len(shape) != ndim:
+        raise MXNetError('%s: %s must be %d-D%s, got %s'
+                         % (op, name, ndim, ' ' + layout if layout else '',
+                            'an unknown shape' if shape is None else 'shape %s' % (tuple(shape),)))
 
 
 class OpContext(object):

@@ -4,7 +4,7 @@ arange_like, boolean_mask, index_array, allclose and div_sqrt_dim (``mx.nd.contr
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape, same_shape_infer
+from .base import mx_dim, Operator, Param, register, merge_shape, same_shape_infer
 from .elemwise import Unary, _round_half_away, mx_sign
 from .shape import norm_axis
 
@@ -18,14 +18,17 @@ class IndexCopy(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: index_vector 1-D; old and new of one rank, compared as MXNet compares dims
+        # (an unknown dim, -1 there, equals only an unknown dim); the output is old's shape
         old, index, new = in_shapes
-        old = merge_shape(self.op_name, 'old_tensor', old, out_shapes[0])
-        if old is not None and new is not None and tuple(old[1:]) != tuple(new[1:]):
-            raise MXNetError('index_copy: new_tensor %s must match old_tensor %s beyond the first '
-                             'axis' % (tuple(new), tuple(old)))
-        if index is not None and new is not None and (len(index) != 1 or index[0] != new[0]):
+        olds, news = [mx_dim(d) for d in old or ()], [mx_dim(d) for d in new or ()]
+        if index is None or len(index) != 1 or (old is None) != (new is None) or (
+                olds and (len(olds) != len(news) or olds[0] < news[0] or olds[1:] != news[1:])) \
+                or mx_dim(index[0]) != (news[0] if news else -1):
             raise MXNetError('index_copy: index_vector %s must be 1-D with one entry per row of '
-                             'new_tensor %s' % (tuple(index), tuple(new)))
+                             'new_tensor %s, which must match old_tensor %s beyond the first axis'
+                             % (index, new, old))
+        old = merge_shape(self.op_name, 'old_tensor', old, out_shapes[0])
         return [old, index, new], [old]
 
     def infer_type(self, in_types, out_types):
@@ -120,6 +123,9 @@ class ArangeLike(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         if in_shapes[0] is None:
+            if self.p.axis is not None:     # MXNet checks axis against the unknown rank
+                raise MXNetError('arange_like: cannot handle axis %d of data of an unknown shape'
+                                 % self.p.axis)
             return in_shapes, out_shapes
         return in_shapes, [merge_shape(self.op_name, 'output', self._shape(in_shapes[0]),
                                        out_shapes[0])]
@@ -153,15 +159,8 @@ class BooleanMask(Operator):
                              % self.p.axis)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data, index = in_shapes
-        if data is not None and index is not None and index != (0,) and \
-                (len(index) != 1 or (data[0] and index[0] != data[0])):
-            raise MXNetError('boolean_mask: index %s must be 1-D with one entry per row of data %s'
-                             % (tuple(index), tuple(data)))
-        if data is None:
-            return in_shapes, out_shapes
-        out = out_shapes[0] if out_shapes[0] is not None else (0,) + tuple(data[1:])
-        return [data, index], [out]
+        # MXNet registers no shape inference for boolean_mask (its output's shape is dynamic)
+        return list(in_shapes), list(out_shapes)
 
     def forward(self, octx, inputs, aux):
         data, index = inputs
@@ -225,8 +224,7 @@ class AllClose(Operator):
     backward_uses = ()
 
     def infer_shape(self, in_shapes, out_shapes):
-        ins, _ = same_shape_infer(self, in_shapes, [None])
-        return ins, [()]
+        return list(in_shapes), [()]     # as MXNet: the inputs are neither inferred nor checked
 
     def infer_type(self, in_types, out_types):
         return in_types, ['uint8']

@@ -5,7 +5,7 @@ them. None of them passes a gradient (MXNet's are zero)."""
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape
+from .base import mx_dim, Operator, Param, register, merge_shape
 from .boxes import greedy_suppress
 
 
@@ -38,11 +38,11 @@ class MultiBoxPrior(_NoGradient):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
-        if len(data) < 4:
-            raise MXNetError('MultiBoxPrior: data must be 4-D (batch, channel, y, x), got %s'
-                             % (tuple(data),))
+        # as MXNet: the rank and the spatial size must be known
+        if data is None or len(data) < 4 or not data[2] or not data[3]:
+            raise MXNetError('MultiBoxPrior: data must be 4-D (batch, channel, y, x) of known '
+                             'height and width, got %s'
+                             % ('an unknown shape' if data is None else tuple(data),))
         count = data[2] * data[3] * (len(self.p.sizes) + len(self.p.ratios) - 1)
         return in_shapes, [merge_shape(self.op_name, 'output', (1, count, 4), out_shapes[0])]
 
@@ -96,16 +96,17 @@ class MultiBoxTarget(_NoGradient):
               'variances': Param('floats', (0.1, 0.1, 0.2, 0.2))}
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the three shapes must be there (anchors fully known), checked as MXNet
+        # compares them (an unknown dim equals only an unknown dim)
         anchor, label, pred = in_shapes
-        if anchor is not None and (len(anchor) != 3 or anchor[0] != 1 or anchor[2] != 4):
+        if anchor is None or len(anchor) != 3 or anchor[0] != 1 or not anchor[1] \
+                or anchor[2] != 4:
             raise MXNetError('MultiBoxTarget: anchors must be (1, num_anchors, 4), got %s'
-                             % (tuple(anchor),))
-        if label is not None and (len(label) != 3 or label[2] < 5):
+                             % (anchor,))
+        if label is None or len(label) != 3 or not label[1] or label[2] < 5:
             raise MXNetError('MultiBoxTarget: labels must be (batch, num_labels, >=5), got %s'
-                             % (tuple(label),))
-        if anchor is None or label is None:
-            return in_shapes, out_shapes
-        if pred is not None and pred[2] != anchor[1]:
+                             % (label,))
+        if pred is None or len(pred) != 3 or pred[2] != anchor[1]:
             raise MXNetError('MultiBoxTarget: cls_pred %s and anchors %s disagree on the number '
                              'of anchors' % (tuple(pred), tuple(anchor)))
         n, a = label[0], anchor[1]
@@ -206,11 +207,12 @@ class MultiBoxDetection(_NoGradient):
               'variances': Param('floats', (0.1, 0.1, 0.2, 0.2)), 'nms_topk': Param('int', -1)}
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: the three shapes must be there, checked as MXNet compares them (an unknown
+        # dim, -1 there, equals only an unknown dim)
         cls, loc, anchor = in_shapes
-        if cls is None or anchor is None:
-            return in_shapes, out_shapes
-        if len(cls) != 3 or len(anchor) != 3 or anchor[2] != 4 or cls[2] != anchor[1] or \
-                (loc is not None and (len(loc) != 2 or loc[1] != cls[2] * 4)):
+        if cls is None or anchor is None or loc is None or len(cls) != 3 or len(anchor) != 3 \
+                or len(loc) != 2 or anchor[2] != 4 or not anchor[1] or cls[2] != anchor[1] \
+                or mx_dim(loc[1]) != mx_dim(cls[2]) * 4:
             raise MXNetError('MultiBoxDetection: expected cls_prob (batch, classes, anchors), '
                              'loc_pred (batch, anchors*4) and anchor (1, anchors, 4); got %s, %s, %s'
                              % (cls, loc, anchor))

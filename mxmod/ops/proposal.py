@@ -77,7 +77,7 @@ class _ProposalBase(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         cls = in_shapes[0]
-        if cls is None:
+        if cls is None or 0 in cls:     # as MXNet: from a fully known cls_prob only
             return in_shapes, out_shapes
         if len(cls) != 4 or cls[1] != 2 * len(self.p.scales) * len(self.p.ratios):
             raise MXNetError('%s: cls_prob must be (batch, 2 * %d anchors, height, width), got %s'

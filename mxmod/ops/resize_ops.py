@@ -32,8 +32,10 @@ class _SpatialMap(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
+        if data is None or 0 in data:   # as MXNet: from a fully known data only
+            return in_shapes, out_shapes
         _check_4d(self.op_name, data)
-        if data is None or 0 in data[2:] or any(s is None for s in in_shapes[1:]):
+        if any(s is None for s in in_shapes[1:]):
             return in_shapes, out_shapes
         h, w = self.out_size(data, list(in_shapes[1:]))
         return in_shapes, [merge_shape(self.op_name, 'output', tuple(data[:2]) + (h, w),
