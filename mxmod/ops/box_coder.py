@@ -22,15 +22,17 @@ def _corner_parts(box):
 
 
 def _check_boxes(op, what, shape, ndim=None, min_ndim=None):
+    """MXNet's checks (at inference too): the shape's rank must be known and fit, and boxes end in
+    a known last dim of 4."""
     if shape is None:
-        return
+        raise MXNetError('%s: the shape of %s must be known' % (op, what))
     if ndim is not None and len(shape) != ndim:
         raise MXNetError('%s: %s must have %d dimensions, got shape %s'
                          % (op, what, ndim, tuple(shape)))
     if min_ndim is not None and len(shape) < min_ndim:
         raise MXNetError('%s: %s must have at least %d dimensions, got shape %s'
                          % (op, what, min_ndim, tuple(shape)))
-    if (ndim or min_ndim) >= 3 and shape[-1] not in (0, 4):
+    if (ndim or min_ndim) >= 3 and shape[-1] != 4:
         raise MXNetError('%s: the last dimension of %s must be 4, got shape %s'
                          % (op, what, tuple(shape)))
 
@@ -58,10 +60,7 @@ class BoxEncode(Operator):
         self._check(samples, matches, anchors, refs)
         means = merge_shape(self.op_name, 'means', means, (4,))
         stds = merge_shape(self.op_name, 'stds', stds, (4,))
-        out = anchors
-        for i in range(2):
-            out = merge_shape(self.op_name, 'output', out, out_shapes[i])
-        return [samples, matches, out, refs, means, stds], [out, out]
+        return [samples, matches, anchors, refs, means, stds], [anchors, anchors]
 
     def forward(self, octx, inputs, aux):
         xp = octx.xp
@@ -132,8 +131,7 @@ class BoxDecode(Operator):
         data, anchors = in_shapes
         _check_boxes('box_decode', 'data', data, ndim=3)
         _check_boxes('box_decode', 'anchors', anchors, min_ndim=3)
-        data = merge_shape(self.op_name, 'data', data, out_shapes[0])
-        return [data, anchors], [data]
+        return [data, anchors], [data]      # as MXNet: forwards only
 
     def forward(self, octx, inputs, aux):
         xp, p = octx.xp, self.p

@@ -56,12 +56,10 @@ class BoxIou(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         lhs, rhs = in_shapes
-        for name, s in (('lhs', lhs), ('rhs', rhs)):
-            if s is not None and (len(s) < 2 or s[-1] not in (0, 4)):
+        for name, s in (('lhs', lhs), ('rhs', rhs)):     # as MXNet: ranks and last dims known
+            if s is None or len(s) < 2 or s[-1] != 4:
                 raise MXNetError('box_iou: %s must have at least 2 dimensions and last dimension '
-                                 '4, got %s' % (name, tuple(s)))
-        if lhs is None or rhs is None:
-            return in_shapes, out_shapes
+                                 '4, got %s' % (name, s))
         out = tuple(lhs[:-1]) + tuple(rhs[:-1])
         return in_shapes, [merge_shape(self.op_name, 'output', out, out_shapes[0])]
 
@@ -226,11 +224,15 @@ class BoxNms(Operator):
                              % p.id_index)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(self.op_name, 'data', in_shapes[0], out_shapes[0])
-        if data is None:
+        # as MXNet: once data or the output is fully known, data's rank and box width must be
+        # known; forwards only
+        data, out = in_shapes[0], out_shapes[0]
+        if (data is None or 0 in data) and (out is None or 0 in out):
             return in_shapes, out_shapes
-        if 0 not in data:
-            self._check(data)
+        if data is None or len(data) < 2 or not data[-1]:
+            raise MXNetError('box_nms: data must have at least 2 dims, the last (box width) known;'
+                             ' got %s' % (data,))
+        self._check(data)
         return [data], [data, tuple(data[:-1]) + (1,)]
 
     def _order(self, xp, data):
@@ -298,11 +300,9 @@ class BipartiteMatching(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
-        if data is None:
-            return in_shapes, out_shapes
-        if len(data) < 2:
+        if data is None or len(data) < 2:   # as MXNet: an unknown shape fails too
             raise MXNetError('bipartite_matching: the score matrix must have at least 2 '
-                             'dimensions, got %s' % (tuple(data),))
+                             'dimensions, got %s' % (data,))
         return in_shapes, [tuple(data[:-1]), tuple(data[:-2]) + (data[-1],)]
 
     def forward(self, octx, inputs, aux):

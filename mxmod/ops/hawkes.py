@@ -14,7 +14,7 @@ none."""
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, register, merge_shape
+from .base import Operator, register, mx_dim, from_mx_dims, rank_check
 
 _ARGS = ('lda', 'alpha', 'beta', 'state', 'lags', 'marks', 'valid_length', 'max_time')
 
@@ -50,23 +50,24 @@ class HawkesLL(Operator):
     backward_uses = ('inputs',)
 
     def infer_shape(self, in_shapes, out_shapes):
+        # as MXNet: every input's rank must be known, dims compared as MXNet compares them (an
+        # unknown dim, -1 there, equals only an unknown dim); nothing flows back to the inputs
         shapes = dict(zip(_ARGS, in_shapes))
         ndims = {'lda': 2, 'alpha': 1, 'beta': 1, 'state': 2, 'lags': 2, 'marks': 2,
                  'valid_length': 1, 'max_time': 1}
-        for name, ndim in ndims.items():
-            if shapes[name] is not None and len(shapes[name]) != ndim:
-                raise MXNetError('hawkesll: %s must have %d dimensions, got shape %s'
-                                 % (name, ndim, tuple(shapes[name])))
-        if shapes['lags'] is None or shapes['lda'] is None:
-            return list(in_shapes), list(out_shapes)
-        n, steps = shapes['lags']
-        k = shapes['lda'][1]
+        for name in _ARGS:
+            rank_check(self.op_name, name, shapes[name], ndims[name])
+        mx = {name: tuple(mx_dim(d) for d in shape) for name, shape in shapes.items()}
+        n, steps = mx['lags']
+        k = mx['lda'][1]
         want = {'lda': (n, k), 'alpha': (k,), 'beta': (k,), 'state': (n, k), 'lags': (n, steps),
                 'marks': (n, steps), 'valid_length': (n,), 'max_time': (n,)}
-        ins = [merge_shape(self.op_name, name, shapes[name], want[name]) for name in _ARGS]
-        outs = [merge_shape(self.op_name, 'output', out_shapes[0], (n,)),
-                merge_shape(self.op_name, 'out_state', out_shapes[1], (n, k))]
-        return ins, outs
+        for name in _ARGS:
+            if mx[name] != want[name]:
+                raise MXNetError('hawkesll: %s %s does not fit lags %s and lda %s'
+                                 % (name, shapes[name], shapes['lags'], shapes['lda']))
+        return list(in_shapes), [from_mx_dims(self.op_name, (n,)),
+                                 from_mx_dims(self.op_name, (n, k))]
 
     def infer_type(self, in_types, out_types):
         dtype = next((t for i, t in enumerate(in_types) if t is not None and i != 5), None) or \

@@ -2,7 +2,8 @@
 int8 (zero-centred over +-max(|min|, |max|)) with MXNet's rounding; zero gradients, as MXNet."""
 import numpy as np
 
-from .base import Operator, Param, register
+from ..base import MXNetError
+from .base import Operator, Param, register, merge_shape
 
 
 class _Quantization(Operator):
@@ -11,11 +12,13 @@ class _Quantization(Operator):
     backward_uses = ()
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = in_shapes[0]
-        ins = [data, (1,), (1,)]
-        if data is None:
-            return ins, out_shapes
-        return ins, [tuple(data)] + [(1,)] * (len(out_shapes) - 1)
+        # as MXNet: the output from data, and data's first dim from the output
+        data, out = in_shapes[0], merge_shape(self.op_name, 'output', out_shapes[0], in_shapes[0])
+        if out is not None:
+            if data is None:        # MXNet writes into the unknown shape, and fails
+                raise MXNetError('%s: the shape of data must be known' % self.op_name)
+            data = merge_shape(self.op_name, 'data', data, (out[0],) + (0,) * (len(data) - 1))
+        return [data, (1,), (1,)], [out] + [(1,)] * (len(out_shapes) - 1)
 
     def forward(self, octx, inputs, aux):
         octx.saved['meta'] = [(tuple(x.shape), x.dtype) for x in inputs]

@@ -92,13 +92,17 @@ def test_symbol_shapes_types_and_bad_input():
                                    'tmax')]
     sym = mx.sym.contrib.hawkesll(*args)
     assert sym.list_outputs() == ['hawkesll0_output', 'hawkesll0_out_state']
-    shapes, outs, _ = sym.infer_shape(lda=(4, 3), lags=(4, 7))
+    given = dict(lda=(4, 3), alpha=(3,), beta=(3,), state=(4, 3), lags=(4, 7), marks=(4, 7),
+                 valid=(4,), tmax=(4,))
+    shapes, outs, _ = sym.infer_shape(**given)
     assert shapes == [(4, 3), (3,), (3,), (4, 3), (4, 7), (4, 7), (4,), (4,)]
     assert outs == [(4,), (4, 3)]
+    with pytest.raises(MXNetError, match='alpha'):   # as MXNet: the inputs are not inferred
+        sym.infer_shape(lda=(4, 3), lags=(4, 7))
     types, out_types, _ = sym.infer_type(lda='float64')
     assert types[5] == np.int32 and out_types == [np.float64, np.float64]
     good = [mx.nd.array(a, dtype='int32' if i == 5 else 'float32') for i, a in enumerate(case())]
     with pytest.raises(MXNetError, match='marks'):
         mx.nd.contrib.hawkesll(*(good[:5] + [good[5] + 5] + good[6:]))
-    with pytest.raises(MXNetError, match='expected lda|lda must have 2 dimensions'):
+    with pytest.raises(MXNetError, match='expected lda|lda must (have 2 dimensions|be 2-D)'):
         mx.nd.contrib.hawkesll(*([good[0][0]] + good[1:]))
