@@ -88,6 +88,14 @@ def _table(node):
     cached = _TABLES.get(node)
     if cached is not None:
         return cached
+    if node.op is not None:     # a node just made of known inputs: no walk needed
+        tables = [_TABLES.get(src) for src, _ in node.inputs]
+        if None not in tables:
+            _mark_implicit(node)
+            table = _merge(tables, 'operator %s %r' % (node.op.op_name, node.name),
+                           strict=False, warn=True)
+            _TABLES[node] = table
+            return table
     for current in _post_order(node, _TABLES):
         if current.op is None:
             _TABLES[current] = {current.name: current}
