@@ -11,12 +11,57 @@ dtypes for type inference.
 fixtures/make_partial_shape_fixture.py runs every case on MXNet 1.9.1 and records its
 ``infer_shape_partial``/``infer_shape`` (and ``infer_type_partial``) results with the graph's
 JSON in fixtures/partial_shapes_mxnet.json; test_partial_shapes.py loads each graph into mxmod
-and compares. The cases are split by operator family over this file,
+and compares; GRAPHS holds a few whole graphs (keras-mxnet's layers on a 0 batch dim). The cases
+are split by operator family over this file,
 partial_shape_cases_more.py and partial_shape_cases_rest.py; ``all_cases()`` gives them all."""
 import importlib
 
 CASES = []
 _IDS = set()
+
+
+def _keras_conv(sym):
+    """keras-mxnet's Conv2D with a bias and BatchNorm/relu/pooling/dense on a 0 batch dim."""
+    x = sym.var('x')
+    c = sym.Convolution(x, kernel=(3, 3), num_filter=8, no_bias=True, name='c')
+    y = sym.broadcast_add(c, sym.var('b'))
+    y = sym.Activation(sym.BatchNorm(y, name='bn'), act_type='relu')
+    y = sym.Pooling(y, kernel=(2, 2), stride=(2, 2), pool_type='max')
+    y = sym.Flatten(y)
+    d = sym.dot(y, sym.var('w'))
+    return sym.broadcast_add(d, sym.var('wb'))
+
+
+def _keras_dense_seq(sym):
+    """Dense layers applied on the last axis of a (batch, time, features) input, concatenated."""
+    x = sym.var('x')
+    a = sym.FullyConnected(x, num_hidden=6, flatten=False, name='a')
+    b = sym.broadcast_mul(sym.FullyConnected(x, num_hidden=4, flatten=False, name='b'),
+                          sym.var('scale'))
+    y = sym.Concat(a, b, dim=2)
+    y = sym.softmax(sym.sum(y, axis=1), axis=-1)
+    return sym.expand_dims(y, axis=1)
+
+
+def _residual(sym):
+    """A residual block: two branches added, then reshaped with special codes."""
+    x = sym.var('x')
+    a = sym.Convolution(x, kernel=(1, 1), num_filter=4, name='a')
+    b = sym.Convolution(sym.Activation(x, act_type='relu'), kernel=(3, 3), pad=(1, 1),
+                        num_filter=4, name='b')
+    y = sym.elemwise_add(a, b)
+    return sym.Reshape(y, shape=(0, -1))
+
+
+# whole graphs (name -> (builder of the graph from a symbol namespace, known shapes))
+GRAPHS = {
+    'keras_conv': (_keras_conv, {'x': (0, 3, 16, 16), 'b': (1, 8, 1, 1), 'w': (392, 10),
+                                 'wb': (10,)}),
+    'keras_conv_nobatch': (_keras_conv, {'x': (2, 3, 16, 16), 'b': (1, 8, 1, 1)}),
+    'keras_dense_seq': (_keras_dense_seq, {'x': (0, 5, 3), 'scale': (1, 1, 4)}),
+    'keras_dense_seq_time': (_keras_dense_seq, {'x': (0, 0, 3)}),
+    'residual': (_residual, {'x': (0, 3, 8, 8)}),
+}
 
 
 def all_cases():
