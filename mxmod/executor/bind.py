@@ -10,7 +10,6 @@ from ..ndarray.ndarray import NDArray, from_xp, zeros as nd_zeros
 from ..ops.base import unknown
 from ..symbol.infer import seed_shapes, seed_types, solve
 from ..sparse_storage import STYPES
-from ..symbol.graph import aux_variable_ids
 from . import inference_cache, storage
 from .cse import eliminate_common_expr, enabled as cse_enabled
 from .executor import Executor
@@ -64,11 +63,8 @@ def optimized_plan(sym):
 
 def _variable_names(sym):
     """(argument names, auxiliary state names) of ``sym``, as its Plan lists them."""
-    order = sym._topo()
-    aux = aux_variable_ids(order)
-    variables = [node for node in order if node.op is None]
-    return ([n.name for n in variables if id(n) not in aux],
-            [n.name for n in variables if id(n) in aux])
+    args, auxs = sym._arg_nodes()
+    return [n.name for n in args], [n.name for n in auxs]
 
 
 def _slot_info(plan, shape_known, type_known):
