@@ -55,16 +55,13 @@ def optimized_plan(sym):
     if cse_enabled():
         opt = eliminate_common_expr(sym)
         if opt is not sym:
-            opt_plan = Plan(opt)
-            if (opt_plan.arg_names, opt_plan.aux_names) == _variable_names(sym):
+            # the merged graph has the same variables, read the same way
+            args, auxs = sym._arg_nodes()
+            opt_plan = Plan(opt, aux_ids={id(n) for n in auxs})
+            if (opt_plan.arg_names, opt_plan.aux_names) == ([n.name for n in args],
+                                                            [n.name for n in auxs]):
                 return opt, opt_plan
     return sym, Plan(sym)
-
-
-def _variable_names(sym):
-    """(argument names, auxiliary state names) of ``sym``, as its Plan lists them."""
-    args, auxs = sym._arg_nodes()
-    return [n.name for n in args], [n.name for n in auxs]
 
 
 def _slot_info(plan, shape_known, type_known):

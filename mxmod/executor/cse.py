@@ -37,20 +37,19 @@ def eliminate_common_expr(sym):
             new = mapping[id(src)]
             changed = changed or new is not src
             inputs.append((new, idx))
-        candidates = None
+        key = None
         if _mergeable(op):
             key = (op.op_name, tuple([(id(src), idx) for src, idx in inputs]))
-            candidates = seen.get(key)
-            same = None if candidates is None else _same_computation(node, candidates)
+            earlier = seen.get(key)
+            same = None if earlier is None else _same_computation(node, earlier)
             if same is not None:
                 mapping[id(node)] = same
                 continue
-            if candidates is None:
-                candidates = seen[key] = []
         new = Node(op, node.name, dict(node.attrs), inputs) if changed else node
         mapping[id(node)] = new
-        if candidates is not None:
-            candidates.append([None, new])
+        if key is not None:
+            earlier = seen.get(key)
+            seen[key] = new if earlier is None else _listed(earlier) + [new]
     outs, used = [], set()
     for node, idx in sym._outputs:
         entry = (mapping[id(node)], idx)
@@ -67,14 +66,15 @@ def eliminate_common_expr(sym):
     return opt
 
 
-def _same_computation(node, candidates):
-    """The earlier node among ``candidates`` (nodes applying ``node``'s operator to the same
-    inputs, as [attribute key or None, node] pairs; keys are made when first compared) with
-    ``node``'s attributes, or None."""
+def _listed(earlier):
+    return earlier if isinstance(earlier, list) else [earlier]
+
+
+def _same_computation(node, earlier):
+    """The node among ``earlier`` (a node, or a list of nodes, applying ``node``'s operator to
+    the same inputs) with ``node``'s attributes, or None."""
     mine = tuple(sorted(node.attrs.items()))
-    for candidate in candidates:
-        if candidate[0] is None:
-            candidate[0] = tuple(sorted(candidate[1].attrs.items()))
-        if candidate[0] == mine:
-            return candidate[1]
+    for candidate in _listed(earlier):
+        if tuple(sorted(candidate.attrs.items())) == mine:
+            return candidate
     return None

@@ -62,9 +62,10 @@ class Plan(object):
     steps : list of Step
     """
 
-    def __init__(self, sym):
+    def __init__(self, sym, aux_ids=None):
         order = sym._topo()
-        aux_ids = aux_variable_ids(order)
+        if aux_ids is None:     # ids of the variables some operator reads as auxiliary state
+            aux_ids = aux_variable_ids(order)
         first = {}      # id(node) -> slot of its output 0
         self.arg_slots, self.aux_slots, self.arg_names, self.aux_names = [], [], [], []
         self.variables = []         # (node, slot) of every variable, in graph order

@@ -150,15 +150,13 @@ class InferenceGraph(object):
         self.variables = variables
         self.size = size
         self._slot_of = slot_of
-        # (node, op, input indices, output indices, both, names of both, names of the inputs)
+        # (node, op, input indices, output indices, both); a node has as many inputs as its
+        # operator names (graphs are built and loaded so), so names are looked up when needed
         self.records = []
         self.users = [[] for _ in range(size)]     # records reading or writing an entry
         for record, (node, ins, outs) in enumerate(operators):
-            op = node.op
-            in_names = op.list_arguments() + op.list_auxiliary_states()
             touched = ins + outs
-            self.records.append((node, op, ins, outs, touched, in_names + op.list_outputs(),
-                                 in_names))
+            self.records.append((node, node.op, ins, outs, touched))
             for index in touched:
                 users = self.users[index]
                 if not users or users[-1] != record:     # an entry read twice: listed once
@@ -245,7 +243,7 @@ def solve(graph, table, kind, changed_entries=None):
 def _visit(record, table, how, users, pending):
     """One operator's inference applied to the table; True when something was learnt. The
     operators reading or writing a changed entry are marked ``pending``."""
-    node, op, in_idx, out_idx, touched, names, in_names = record
+    node, op, in_idx, out_idx, touched = record
     attr, merge, _, stored, convert, kind = how
     ins = [table[i] for i in in_idx]
     outs = [table[i] for i in out_idx]
@@ -253,20 +251,29 @@ def _visit(record, table, how, users, pending):
     try:
         new_in, new_out = getattr(op, attr)(ins, outs)
     except MXNetError as err:
+        in_names = op.list_arguments() + op.list_auxiliary_states()
         raise MXNetError('Error in operator %s (%s): %s; input %ss %s'
                          % (node.name, op.op_name, err, kind,
                             dict(zip(in_names, olds[:len(in_idx)])))) from None
     changed = False
-    for index, old, new, what in zip(touched, olds, [*new_in, *new_out], names):
+    for k, (index, old, new) in enumerate(zip(touched, olds, [*new_in, *new_out])):
         if new is None or (type(new) is stored and new == old):
             continue        # merging would learn nothing
-        merged = convert(new) if old is None else merge(node, what, old, new)
+        if old is None:
+            merged = convert(new)
+        else:
+            merged = merge(node, _entry_names(op)[k], old, new)
         if merged != old:
             table[index] = merged
             changed = True
             for user in users[index]:
                 pending[user] = True
     return changed
+
+
+def _entry_names(op):
+    """Names of an operator's inputs (arguments, auxiliary states) then outputs."""
+    return op.list_arguments() + op.list_auxiliary_states() + op.list_outputs()
 
 
 def infer_types(sym, known, heads=None):
