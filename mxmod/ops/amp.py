@@ -69,6 +69,18 @@ class AmpMultiCast(_AmpCastBase):
         shapes = [i if i is not None else o for i, o in zip(in_shapes, out_shapes)]
         return shapes, list(shapes)
 
+    def infer_type(self, in_types, out_types):
+        # as MXNet: the outputs of the known inputs, cast to the widest (narrowest) type seen
+        # among the inputs and outputs so far
+        seen = [t for t in list(in_types) + list(out_types) if t is not None]
+        if self.p.cast_narrow:
+            target = next((t for t in ('float16', 'bfloat16') if t in seen), 'float32')
+        else:
+            target = 'float32' if 'float32' in seen else in_types[0]
+        outs = [(target if t in _AMP_TYPES else t) if t is not None else o
+                for t, o in zip(in_types, out_types)]
+        return list(in_types), outs
+
 
 class _Finite(Operator):
     """1.0 (float32, shape (1,)) when every element of every input is finite, else 0.0."""

@@ -32,8 +32,8 @@ class IndexCopy(Operator):
         return [old, index, new], [old]
 
     def infer_type(self, in_types, out_types):
-        dtype = in_types[0] or in_types[2] or out_types[0]
-        return [dtype, in_types[1] or 'int64', dtype], [dtype]
+        dtype = in_types[0] or out_types[0]     # as MXNet: old_tensor <-> output only
+        return [dtype, in_types[1], in_types[2]], [dtype]
 
     def forward(self, octx, inputs, aux):
         old, index, new = inputs
@@ -157,6 +157,10 @@ class BooleanMask(Operator):
         if self.p.axis != 0:
             raise MXNetError('boolean_mask: only axis=0 is supported (as in MXNet), got %d'
                              % self.p.axis)
+
+    def infer_type(self, in_types, out_types):
+        dtype = in_types[0] or out_types[0]     # as MXNet: data <-> output; index keeps its own
+        return [dtype, in_types[1]], [dtype]
 
     def infer_shape(self, in_shapes, out_shapes):
         # MXNet registers no shape inference for boolean_mask (its output's shape is dynamic)

@@ -153,8 +153,12 @@ class CTCLoss(Operator):
                                 else 'shape %s' % (tuple(shape),)))
 
     def infer_type(self, in_types, out_types):
-        dtype = in_types[0] or 'float32'
-        return [dtype] + [t or dtype for t in in_types[1:]], [dtype, dtype]
+        # as MXNet: the outputs take data's dtype; the labels and lengths keep theirs (MXNet
+        # fails while data's is unknown, mxmod infers nothing then)
+        dtype = in_types[0]
+        if dtype is None:
+            return list(in_types), list(out_types)
+        return list(in_types), [dtype, dtype]
 
     def _lengths(self, xp, inputs, blank):
         data, label = inputs[:2]

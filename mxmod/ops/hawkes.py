@@ -72,8 +72,8 @@ class HawkesLL(Operator):
     def infer_type(self, in_types, out_types):
         dtype = next((t for i, t in enumerate(in_types) if t is not None and i != 5), None) or \
             out_types[0]
-        if dtype is None:
-            return list(in_types), list(out_types)
+        if dtype is None:       # the marks are int32 all the same, as in MXNet
+            return list(in_types[:5]) + ['int32'] + list(in_types[6:]), list(out_types)
         ins = [dtype] * len(in_types)
         ins[5] = 'int32'
         return ins, [dtype, dtype]

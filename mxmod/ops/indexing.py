@@ -10,8 +10,13 @@ from .base import Operator, Param, register, merge_shape
 from .shape import ShapeOnly, is_known, norm_axis, prod, save_shape, saved_shape
 
 
-def typed_like_first(in_types, out_types, data=0):
-    """Output dtype = dtype of input ``data``; the other inputs keep their own dtypes."""
+def typed_like_first(in_types, out_types, data=0, wait=False):
+    """Output dtype = dtype of input ``data``; the other inputs keep their own dtypes. With
+    ``wait`` (the ``*_like`` operators, as MXNet's) nothing is inferred while input 1's dtype is
+    unknown. (MXNet's take and pick raise then; mxmod waits too, because its simple_bind infers
+    before it gives untyped variables float32, where MXNet's gives them float32 first.)"""
+    if wait and in_types[1] is None:
+        return list(in_types), list(out_types)
     dtype = in_types[data] or out_types[0]
     ins = list(in_types)
     ins[data] = dtype
@@ -234,7 +239,7 @@ class SliceLike(_Slicer):
                                        self._out(data, like))]
 
     def infer_type(self, in_types, out_types):
-        return typed_like_first(in_types, out_types)
+        return typed_like_first(in_types, out_types, wait=True)
 
 
 # ---- gathering by index -----------------------------------------------------------------------
@@ -257,7 +262,7 @@ class Take(Operator):
         return in_shapes, [merge_shape('take', 'output', out_shapes[0], out)]
 
     def infer_type(self, in_types, out_types):
-        return typed_like_first(in_types, out_types)
+        return typed_like_first(in_types, out_types, wait=True)
 
     def _index(self, xp, idx, size):
         idx = as_index(xp, idx)
@@ -315,7 +320,7 @@ class Pick(Operator):
         return [data, idx], [out]
 
     def infer_type(self, in_types, out_types):
-        return typed_like_first(in_types, out_types)
+        return typed_like_first(in_types, out_types, wait=True)
 
     def _positions(self, xp, data, idx):
         axis = norm_axis('pick', self.p.axis, data.ndim)

@@ -69,6 +69,9 @@ class BatchNorm(Operator):
         data = in_types[0] or out_types[0]
         if data is None:
             return in_types, out_types
+        if data not in ('float16', 'float32', 'float64', 'bfloat16'):
+            raise MXNetError('%s: this operation supports floating point types only, not %s'
+                             % (self.op_name, data))
         ptype = _param_type(data)
         # gamma, beta and the moving statistics are of the accumulation type (float32 for
         # float16 data), as MXNet requires

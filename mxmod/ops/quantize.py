@@ -59,6 +59,9 @@ class Dequantize(_Quantization):
     params = {'out_type': Param('str', 'float32', ('float32',))}
 
     def infer_type(self, in_types, out_types):
+        if in_types[0] is not None and in_types[0] not in ('uint8', 'int8'):   # as MXNet
+            raise MXNetError('_contrib_dequantize: the input data type must be uint8 or int8, '
+                             'got %s' % in_types[0])
         return [in_types[0], 'float32', 'float32'], ['float32']
 
     def compute(self, xp, data, lo, hi):

@@ -229,12 +229,16 @@ class _SampleOp(Operator):
     sampler = None
 
     def setup(self):
+        self.out_dtype = self.p.dtype or 'float32'
+
+    def _check_shape(self):
+        # (checked when shapes are inferred, as MXNet: a symbol may be made)
         if any(d <= 0 for d in self.p.shape or ()):
             raise MXNetError('%s: shape entries must be positive, got %s'
                              % (self.op_name, self.p.shape))
-        self.out_dtype = self.p.dtype or 'float32'
 
     def infer_shape(self, in_shapes, out_shapes):
+        self._check_shape()
         extra = tuple(self.p.shape or ())
         shape = None
         out = out_shapes[0]
@@ -249,6 +253,8 @@ class _SampleOp(Operator):
 
     def infer_type(self, in_types, out_types):
         known = [t for t in in_types if t is not None]
+        if not known:       # as MXNet: nothing until a parameter's dtype is known
+            return list(in_types), list(out_types)
         got = out_types[0]
         if got is not None and self.p.dtype is not None and got != self.p.dtype:
             raise MXNetError('%s: output dtype %s does not match the requested dtype %s'
@@ -258,6 +264,7 @@ class _SampleOp(Operator):
         return ins, [self.out_dtype]
 
     def forward(self, octx, inputs, aux):
+        self._check_shape()
         xp = octx.xp
         extra = tuple(self.p.shape or ())
         size = tuple(inputs[0].shape) + extra

@@ -40,7 +40,9 @@ class SampleMultinomial(Operator):
         return [data], outs
 
     def infer_type(self, in_types, out_types):
-        data = in_types[0] or 'float32'
+        data = in_types[0]
+        if data is None:    # as MXNet: nothing until data's dtype is known
+            return list(in_types), list(out_types)
         return [data], [self.p.dtype] + ([data] if self.p.get_prob else [])
 
     def forward(self, octx, inputs, aux):

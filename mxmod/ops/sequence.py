@@ -16,7 +16,8 @@ class _SequenceOp(Operator):
     backward_uses = ('inputs',)
     reads_batch = True      # MXNet's inference reads data's batch dim even when unknown
 
-    def setup(self):
+    def check_axis(self):
+        """(checked when shapes are inferred or computed, as MXNet: a symbol may be made)"""
         if self.p.axis not in self.allowed_axes:
             raise MXNetError('%s: axis must be one of %s, got %d'
                              % (self.op_name, list(self.allowed_axes), self.p.axis))
@@ -37,6 +38,7 @@ class _SequenceOp(Operator):
     def infer_shape(self, in_shapes, out_shapes):
         # as MXNet: from data forwards only; MXNet reads the batch dim of data even when its
         # shape is unknown (SequenceReverse only for sequence_length), and fails
+        self.check_axis()
         data = in_shapes[0]
         if data is None:
             if self.reads_batch or self.p.use_sequence_length:
@@ -103,6 +105,7 @@ class SequenceMask(_SequenceOp):
         return mask.reshape(mask.shape + (1,) * (data.ndim - 2))
 
     def forward(self, octx, inputs, aux):
+        self.check_axis()
         xp = octx.xp
         data = inputs[0]
         mask = self.valid_mask(xp, inputs)
@@ -138,6 +141,7 @@ class SequenceLast(_SequenceOp):
         return steps, xp.arange(batch)
 
     def forward(self, octx, inputs, aux):
+        self.check_axis()
         xp = octx.xp
         steps, batch = self.last_index(xp, inputs)
         return [self.time_major(xp, inputs[0])[steps, batch]]
@@ -170,6 +174,7 @@ class SequenceReverse(_SequenceOp):
         return src, xp.arange(data.shape[1])[None, :]
 
     def forward(self, octx, inputs, aux):
+        self.check_axis()
         src, batch = self.source_index(octx.xp, inputs)
         return [inputs[0][src, batch]]
 

@@ -159,7 +159,10 @@ class ReshapeLike(ShapeOnly):
                                        self._target(lhs, rhs))]
 
     def infer_type(self, in_types, out_types):
-        return [in_types[0], in_types[1]], [in_types[0] or out_types[0]]
+        if in_types[1] is None:     # as MXNet: nothing until rhs's dtype is known
+            return list(in_types), list(out_types)
+        dtype = in_types[0] or out_types[0]
+        return [dtype, in_types[1]], [dtype]
 
     def forward(self, octx, inputs, aux):
         save_shape(octx, *inputs)

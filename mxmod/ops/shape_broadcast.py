@@ -115,4 +115,4 @@ class BroadcastLike(_Broadcast):
                                        self._out(lhs, rhs, partial=True))]
 
     def infer_type(self, in_types, out_types):
-        return typed_like_first(in_types, out_types)
+        return typed_like_first(in_types, out_types, wait=True)

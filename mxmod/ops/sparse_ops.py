@@ -89,7 +89,9 @@ class SparseRetain(_SelfRule):
         return [in_shapes[0], in_shapes[1]], [in_shapes[0] or out_shapes[0]]
 
     def infer_type(self, in_types, out_types):
-        return list(in_types), [in_types[0] or out_types[0]]
+        if in_types[1] is None:     # MXNet raises (see indexing.typed_like_first)
+            return list(in_types), list(out_types)
+        return [in_types[0] or out_types[0], in_types[1]], [in_types[0] or out_types[0]]
 
     def forward_stypes(self, op, in_stypes):
         if in_stypes[0] != 'row_sparse' or in_stypes[1] != 'default':

@@ -17,7 +17,8 @@ class Moments(Operator):
     outputs = ('mean', 'var')
     backward_uses = ('inputs', 'outputs')
 
-    def setup(self):
+    def _check_axes(self):
+        # (checked when shapes are inferred or computed, as MXNet: a symbol may be made)
         if not self.p.axes:
             raise MXNetError('moments: empty axes is not supported; to compute global moments '
                              'pass every axis to the axes argument')
@@ -26,6 +27,7 @@ class Moments(Operator):
         return reduced_shape(self.op_name, shape, self.p.axes, self.p.keepdims, False)
 
     def infer_shape(self, in_shapes, out_shapes):
+        self._check_axes()
         data = in_shapes[0]
         if data is None:        # MXNet checks its axes against the unknown rank and fails
             raise MXNetError('moments: the shape of data must be known to reduce over axes %s'
@@ -35,6 +37,7 @@ class Moments(Operator):
                         for n, s in zip(self.outputs, out_shapes)]
 
     def forward(self, octx, inputs, aux):
+        self._check_axes()
         xp, x = octx.xp, inputs[0]
         axes = reduced_axes(self.op_name, self.p.axes, False, x.ndim)
         work = x.astype(np.float32) if x.dtype == np.float16 else x

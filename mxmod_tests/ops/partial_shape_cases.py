@@ -65,10 +65,32 @@ GRAPHS = {
 
 
 def all_cases():
-    """Every case (the other case modules add theirs to CASES when imported)."""
-    for name in ('partial_shape_cases_more', 'partial_shape_cases_rest'):
-        importlib.import_module('%s.%s' % (__package__, name) if __package__ else name)
+    """Every case (the other case modules add theirs to CASES when imported), then the type
+    cases derived from them."""
+    if not _TYPED:
+        for name in ('partial_shape_cases_more', 'partial_shape_cases_rest'):
+            importlib.import_module('%s.%s' % (__package__, name) if __package__ else name)
+        _type_cases()
+        _TYPED.append(True)
     return CASES
+
+
+_TYPED = []
+# dtypes given to the first input ('#0': the operator's first argument) in the type cases
+TYPE_SCENARIOS = [{}, {'#0': 'float64'}, {'#0': 'float16'}, {'#0': 'int32'}]
+
+
+def _type_cases():
+    """For the first case of each operator and attribute set: infer_type_partial with no dtype
+    known, and with its first input float64, float16 or int32."""
+    seen = set()
+    for c in list(CASES):
+        key = (c['op'], tuple(sorted(c['attrs'].items())))
+        if key in seen or c['dtypes'] is not None:
+            continue
+        seen.add(key)
+        for dtypes in TYPE_SCENARIOS:
+            case(c['op'], c['attrs'], c['shapes'], None, c['inputs'], dtypes)
 
 
 def case(op, attrs=None, shapes=None, heads=None, inputs=None, dtypes=None, tag=None):
@@ -89,7 +111,8 @@ def case(op, attrs=None, shapes=None, heads=None, inputs=None, dtypes=None, tag=
         Names of variables passed positionally (variadic operators: Concat, add_n...), or by
         keyword (argument -> variable name).
     dtypes : dict, optional
-        Known input dtypes for infer_type_partial, keyed as ``shapes``.
+        Known input dtypes for infer_type_partial, keyed as ``shapes`` ('#i': the operator's
+        i-th argument).
     tag : str, optional
         Distinguishes cases that would otherwise get the same id.
     """
@@ -118,7 +141,7 @@ def case_id(c):
     parts.append(' '.join('%s:%s' % (k, _short(v)) for k, v in sorted(c['shapes'].items())))
     if c['heads']:
         parts.append('heads:' + ' '.join(_short(h) for h in c['heads']))
-    if c['dtypes']:
+    if c['dtypes'] is not None:
         parts.append('types:' + ','.join('%s=%s' % kv for kv in sorted(c['dtypes'].items())))
     if c['tag']:
         parts.append(c['tag'])

@@ -130,6 +130,40 @@ DEVIATIONS = {
 
 }
 
+# Operators whose dtype inference (the 'types' records only) deliberately differs, and why.
+_TYPE_UNKNOWN = ('MXNet fails while the (first or index) input\'s dtype is unknown; mxmod infers '
+                 'nothing then, because its simple_bind infers from the given dtypes before it '
+                 'gives the untyped variables float32 (MXNet\'s gives them float32 first)')
+_FLOAT32_ONLY = ('MXNet\'s legacy operator takes float32 only (and gives unknown dtypes '
+                 'float32); mxmod computes other dtypes too')
+_LINALG_TYPES = ('MXNet infers any dtype and fails when computing; mxmod refuses other than '
+                 'float32/float64 at inference')
+_UPDATE_GROUPS = ('MXNet lists the updated states as auxiliary states, types every input of the '
+                  'group alike and wants float16 weights for the mixed-precision updates')
+TYPE_DEVIATIONS = dict(
+    [(op, _TYPE_UNKNOWN) for op in (
+        'BatchNorm_v1', 'BilinearSampler', 'CTCLoss', 'Dropout', 'Embedding', 'GridGenerator',
+        'LRN', 'MakeLoss', 'RNN', 'ROIPooling', 'SVMOutput', 'SequenceLast', 'SequenceMask',
+        'SequenceReverse', 'SpatialTransformer', 'SwapAxis', 'UpSampling',
+        '_contrib_DeformableConvolution', '_contrib_ModulatedDeformableConvolution',
+        '_contrib_PSROIPooling', '_contrib_ROIAlign', '_contrib_RROIAlign',
+        '_contrib_SparseEmbedding', '_contrib_SyncBatchNorm', '_contrib_dequantize',
+        '_sparse_retain', '_split_v2', 'one_hot', 'pick', 'take')]
+    + [(op, _FLOAT32_ONLY) for op in (
+        'Crop', 'InstanceNorm', '_contrib_MultiBoxDetection', '_contrib_MultiBoxPrior',
+        '_contrib_MultiBoxTarget', '_contrib_MultiProposal', '_contrib_Proposal')]
+    + [('_linalg_' + op, _LINALG_TYPES) for op in (
+        'extractdiag', 'extracttrian', 'gelqf', 'inverse', 'makediag', 'maketrian', 'potrf',
+        'potri', 'sumlogdiag', 'syevd', 'syrk', 'trmm', 'trsm')]
+    + [(op, _UPDATE_GROUPS) for op in (
+        'mp_lamb_update_phase1', 'multi_mp_sgd_mom_update', 'multi_mp_sgd_update',
+        'multi_sgd_mom_update', 'multi_sgd_update')])
+
+
+def _type_deviation(key):
+    """True for a type case of an operator in TYPE_DEVIATIONS."""
+    return '|types:' in key and key.split('|')[0] in TYPE_DEVIATIONS
+
 
 def _shapes(group):
     return None if group is None else [list(s) for s in group]
@@ -215,16 +249,20 @@ def test_cases_match_mxnet():
                 failures.append('%s\n    deviation changed: mxmod %s' % (key, got['partial']))
             continue
         diffs = compare(rec, got, names)
-        if diffs:
+        if diffs and not _type_deviation(key):
             failures.append('%s\n    %s' % (key, '\n    '.join(diffs)))
     assert not failures, '%d of %d cases differ:\n%s' % (len(failures), len(RECORD),
                                                           '\n'.join(failures))
 
 
 def test_deviations_still_differ_from_mxnet():
-    """A deviation that now matches MXNet belongs out of DEVIATIONS."""
+    """A deviation that now matches MXNet belongs out of DEVIATIONS (TYPE_DEVIATIONS: each
+    operator still differs in one of its type cases)."""
     for key in DEVIATIONS:
         assert compare(RECORD[key], *mxmod_result(RECORD[key])), key
+    differing = {key.split('|')[0] for key, rec in RECORD.items()
+                 if _type_deviation(key) and compare(rec, *mxmod_result(rec))}
+    assert sorted(set(TYPE_DEVIATIONS) - differing) == []
 
 
 @pytest.mark.slow
