@@ -12,7 +12,8 @@ from ..ops.base import OpContext
 from .. import rng, threads
 from ..profiler.hooks import run_op, track_bound_arrays
 from ..profiler.state import PROFILER
-from . import buffers, fastpath, fuse_lstm, fusion, gradient_writes, numerics, storage
+from . import (buffers, fastpath, fuse_elemwise, fuse_lstm, fuse_products, fusion,
+               gradient_writes, numerics, storage)
 from .monitoring import monitored_backward, report_forward, report_backward
 from .setup import ExecutorSetup
 from .utilities import ExecutorUtilities
@@ -24,8 +25,12 @@ class Executor(ExecutorSetup, ExecutorUtilities):
     def __init__(self, symbol, ctx, plan, arrays, grad_req, group2ctx=None, mirror=None,
                  outputs=None, optimized=None, fuse=True):
         self._unfused_plan, self._mirror = plan, mirror
-        if fuse:        # unrolled LSTMCell layers as one step each (fuse_lstm.py)
-            plan = fuse_lstm.fuse(plan, ctx, arrays, group2ctx, mirror)
+        if fuse:        # unrolled LSTMCell layers as one step each (fuse_lstm.py), merged
+            plan = fuse_lstm.fuse(plan, ctx, arrays, group2ctx, mirror)     # products
+            plan, shapes, dtypes = fuse_products.fuse(plan, ctx, arrays, group2ctx, mirror)
+            plan, shapes, dtypes = fuse_elemwise.fuse(plan, ctx, arrays, group2ctx, mirror,
+                                                      shapes, dtypes)      # elementwise groups
+            arrays = tuple(arrays[:3]) + (shapes, dtypes)
         self._symbol = symbol
         self._optimized = optimized if optimized is not None else symbol
         self._ctx = ctx
