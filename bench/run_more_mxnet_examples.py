@@ -77,6 +77,7 @@ def ensure_data(cache, python, programs):
     """Generate what ``programs`` need and ``cache`` lacks: cache/full (MNIST 60,000),
     cache/small (CIFAR --small), cache/text8."""
     maker = os.path.join(HERE, 'make_local_datasets.py')
+    os.makedirs(cache, exist_ok=True)
     for sub, extra, user in (('full', [], 'sd_mnist'), ('small', ['--small'], 'train_cifar10')):
         folder = os.path.join(cache, sub)
         if user in programs and not os.path.exists(os.path.join(folder, 'cifar10.zip')):
