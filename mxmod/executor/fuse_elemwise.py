@@ -9,8 +9,7 @@ shape. Two such steps are joined when one reads the other's value and both get t
 a labelling of the plan where a step's level is at least that of each step it reads, plus one
 when that step is not a joinable neighbour. Every path between two steps of a group then runs
 through steps of the group only (a path leaving it would raise the level on the way), so the
-rewritten plan has no cycle. Levels are taken as late as possible, so that a step that feeds one
-group only (a bias added to a product made long before) joins that group.
+rewritten plan has no cycle (_levels says how the levels are chosen).
 
 A group is fused when its values have at most MAX_ELEMENTS elements (on larger ones the work,
 not the executor, takes the time, and the steps' shared buffers matter more) and the graph holds
@@ -77,25 +76,7 @@ def _groups(plan, shapes, dtypes):
         return id(p) in ok and id(s) in ok and shapes[slot] == shapes[s.outputs[0]] and \
             shapes[p.outputs[0]] == shapes[s.outputs[0]]
 
-    level = {}
-    for s in steps:                                 # as soon as possible
-        lv = 0
-        for slot in s.inputs + s.aux:
-            p = producer.get(slot)
-            if p is not None:
-                lv = max(lv, level[id(p)] + (0 if joinable(p, s, slot) else 1))
-        level[id(s)] = lv
-    readers = {}
-    for s in steps:
-        for slot in s.inputs + s.aux:
-            p = producer.get(slot)
-            if p is not None:
-                readers.setdefault(id(p), []).append((s, slot))
-    for p in reversed(steps):                       # then as late as possible
-        after = [level[id(s)] - (0 if joinable(p, s, slot) else 1)
-                 for s, slot in readers.get(id(p), ())]
-        if after:
-            level[id(p)] = min(after)
+    level = _levels(plan, joinable)
     parent = {id(s): id(s) for s in steps if id(s) in ok}
     for s in steps:
         for slot in s.inputs:
@@ -115,6 +96,38 @@ def _groups(plan, shapes, dtypes):
     return [m for m, key in zip(groups, keys) if counts[key] >= MIN_REPEATS]
 
 
+def _levels(plan, joinable):
+    """A level per step (by id): at least each producer's, one more over a step that is not a
+    joinable neighbour. A step takes the level of a joinable producer when it can (a value made
+    from a group's values joins that group: a masked output of a time step stays with the time
+    step), else the latest its readers allow (a bias added to a product made long before joins
+    the group reading the sum)."""
+    steps, producer = plan.steps, plan.producer
+    weight = {}
+    readers = {}
+    for s in steps:
+        for slot in s.inputs + s.aux:
+            p = producer.get(slot)
+            if p is not None:
+                weight[(id(p), id(s), slot)] = 0 if joinable(p, s, slot) else 1
+                readers.setdefault(id(p), []).append((s, slot))
+    latest = {}
+    for s in steps:                                 # as soon as possible first...
+        latest[id(s)] = max([latest[id(producer[t])] + weight[(id(producer[t]), id(s), t)]
+                             for t in s.inputs + s.aux if t in producer] or [0])
+    for p in reversed(steps):                       # ...then as late as possible
+        after = [latest[id(s)] - weight[(id(p), id(s), slot)] for s, slot in readers.get(id(p), ())]
+        if after:
+            latest[id(p)] = min(after)
+    level = {}
+    for s in steps:
+        ins = [(producer[t], t) for t in s.inputs + s.aux if t in producer]
+        low = max([level[id(p)] + weight[(id(p), id(s), t)] for p, t in ins] or [0])
+        joins = any(weight[(id(p), id(s), t)] == 0 and level[id(p)] == low for p, t in ins)
+        level[id(s)] = low if joins else max(low, latest[id(s)])
+    return level
+
+
 def _elements(shape):
     total = 1
     for d in shape:
@@ -123,12 +136,15 @@ def _elements(shape):
 
 
 def _signature(members, shapes):
-    """What a group computes, apart from which values it reads: its members' operators and
-    attributes, each input as another member or an outside value of a shape."""
-    index = {m.outputs[0]: k for k, m in enumerate(members)}
-    return tuple((m.op.op_name, tuple(sorted(m.op.attrs.items())),
-                  tuple(('m', index[s]) if s in index else ('x', shapes[s]) for s in m.inputs))
-                 for m in members)
+    """What a group computes, whatever the order of its steps in the plan and the values it
+    reads: the multiset of its members' structures, a member's structure being its operator,
+    attributes and its inputs' structures (an outside input by its shape). Only decides what is
+    fused: two groups of one signature that differed would each still run their own code."""
+    made = {}
+    for m in members:
+        made[m.outputs[0]] = hash((m.op.op_name, tuple(sorted(m.op.attrs.items())),
+                                   tuple(made.get(s, ('x', shapes[s])) for s in m.inputs)))
+    return tuple(sorted(made.values()))
 
 
 def _root(parent, key):

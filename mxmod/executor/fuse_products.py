@@ -34,7 +34,7 @@ def fuse(plan, ctx, arrays, group2ctx, mirror):
     dots = [s for s in plan.steps if _plain_dot(s, shapes, dtypes)]
     if len(dots) < 2:
         return plan, shapes, dtypes
-    products = _siblings(dots, shapes)
+    products = _siblings(plan, dots)
     for hoist in (True, False):
         edit = PlanEdit(plan, shapes, dtypes)
         groups = _hoisted(plan, products, shapes) if hoist else [[p] for p in products]
@@ -71,12 +71,37 @@ def _plain_dot(step, shapes, dtypes):
             dtypes[x] in _FLOATS and dtypes[w] == dtypes[x])
 
 
-def _siblings(dots, shapes):
-    """The dot steps grouped by their left operand (a group of one is a plain product)."""
+def _siblings(plan, dots):
+    """The dot steps grouped by their left operand (a group of one is a plain product); a step
+    whose weight is computed from another step of its group stays apart."""
     by_lhs = {}
     for step in dots:
         by_lhs.setdefault(step.inputs[0], []).append(step)
-    return sorted((_Product(g) for g in by_lhs.values()), key=lambda p: p.anchor)
+    products = []
+    for group in by_lhs.values():
+        if len(group) > 1:
+            inside = {id(s) for s in group}
+            apart = [s for s in group if _made_from(plan, s.inputs[1], inside)]
+            products.extend(_Product([s]) for s in apart)
+            group = [s for s in group if s not in apart]
+        if group:
+            products.append(_Product(group))
+    return sorted(products, key=lambda p: p.anchor)
+
+
+def _made_from(plan, slot, steps, limit=64):
+    """Whether ``slot`` is computed from one of ``steps`` (ids), or too far from the arguments
+    to tell within ``limit`` steps (weights are arguments or a few steps from them)."""
+    stack, seen = [slot], set()
+    while stack:
+        step = plan.producer.get(stack.pop())
+        if step is None or id(step) in seen:
+            continue
+        if id(step) in steps or len(seen) >= limit:
+            return True
+        seen.add(id(step))
+        stack.extend(step.inputs + step.aux)
+    return False
 
 
 def _hoisted(plan, products, shapes):
