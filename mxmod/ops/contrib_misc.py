@@ -4,7 +4,7 @@ arange_like, boolean_mask, index_array, allclose and div_sqrt_dim (``mx.nd.contr
 import numpy as np
 
 from ..base import MXNetError
-from .base import mx_dim, Operator, Param, register, merge_shape, same_shape_infer
+from .base import mx_dim, Operator, Param, register, merge_shape
 from .elemwise import Unary, _round_half_away, mx_sign
 from .shape import norm_axis
 

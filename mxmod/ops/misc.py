@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..base import MXNetError
-from .base import Operator, Param, register, merge_shape, same_shape_infer, forward_shape_infer
+from .base import Operator, Param, register, merge_shape, forward_shape_infer
 
 
 class Fill(Operator):

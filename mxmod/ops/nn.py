@@ -5,7 +5,7 @@ import numpy as np
 from ..base import MXNetError
 from ..context import erf
 from .accum import acc_sum
-from .base import Operator, Param, register, merge_shape
+from .base import Operator, Param, register, merge_shape, forward_shape_infer
 from .layout import out_like
 from . import act_jit, blas, jit
 from .optimizer_kernels import F32    # native float32: other float32 dtypes take the general tests
@@ -287,9 +287,7 @@ class LeakyReLU(Operator):
         return ['output', 'mask'] if self.p.act_type == 'rrelu' else ['output']
 
     def infer_shape(self, in_shapes, out_shapes):
-        # as MXNet: the outputs take data's shape, nothing is inferred backwards; prelu's gamma,
-        # when unknown, is (channels,)
-        data = in_shapes[0]
+        data = in_shapes[0]     # as MXNet: forwards only; an unknown prelu gamma: (channels,)
         if data is None:
             return list(in_shapes), list(out_shapes)
         ins = [data]
@@ -374,12 +372,8 @@ class Dropout(Operator):
         return 1
 
     def infer_shape(self, in_shapes, out_shapes):
-        # as MXNet: the outputs take data's shape, nothing is inferred backwards (the hidden
-        # mask keeps data's full shape here, where MXNet gives the shared ``axes`` size 1)
-        data = in_shapes[0]
-        if data is None:
-            return list(in_shapes), list(out_shapes)
-        return [data], [data, data]
+        # as MXNet: forwards only (the hidden mask keeps data's shape, MXNet's has axes of 1)
+        return forward_shape_infer(self, in_shapes, out_shapes)
 
     def _active(self, octx):
         return (octx.is_train or self.p.mode == 'always') and self.p.p > 0

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 
-from ..base import MXNetError
 from .base import Operator, Param, register, merge_shape
 from .roi import _f32, roi_input_check
 
