@@ -1,9 +1,13 @@
 """Partial shape (and type) inference of every registered operator against MXNet 1.9.1: each case
-of partial_shape_cases.py / partial_shape_cases_more.py was run on MXNet by
+of partial_shape_cases*.py (single operators with unknown dims, unknown shapes and known
+outputs; type cases with unknown dtypes; a few whole keras-style graphs) was run on MXNet by
 fixtures/make_partial_shape_fixture.py, which kept the graph's JSON and MXNet's results in
 fixtures/partial_shapes_mxnet.json; here mxmod loads each graph and must give the same
-infer_shape_partial, infer_shape and infer_type_partial results (or raise where MXNet raises).
-A live run against the oracle checks that the fixture is the cases' current record."""
+infer_shape_partial, infer_shape and infer_type_partial results (or raise where MXNet raises),
+but for the deviations listed below with their reasons. A live run against the oracle checks
+that the fixture is the cases' current record.
+
+    python -m mxmod_tests.ops.test_partial_shapes [substring]   # list the differing cases"""
 import json
 import os
 import subprocess
