@@ -125,7 +125,10 @@ class Plan(object):
         for step in self.steps:
             if not needs.isdisjoint(step.inputs):
                 step.needs_grad = True
-                needs.update(step.outputs)
+                if getattr(step.op, 'propagates_grad', True):
+                    # past BlockGrad (and its kind) no gradient reaches an argument: what is
+                    # computed from its outputs alone needs none (nor a head gradient)
+                    needs.update(step.outputs)
             else:
                 step.needs_grad = False
         receives = self._receiving_gradient()

@@ -1,5 +1,6 @@
 """Module: a Symbol bound to one or more devices, with its parameters, optimizer and kvstore."""
 import logging
+import warnings
 
 from .. import context as ctx
 from ..argcheck import context_list
@@ -305,9 +306,10 @@ class Module(ParamsMixin, OptimizerMixin, BaseModule):
             exchange.end_backward()
 
     def _check_labels_fed(self):
-        """Training without labels is refused: a network that reads a label needs it bound
-        (label_shapes) and given with the batch, or backward would use zeros or the labels of
-        an earlier batch."""
+        """Training without labels is allowed, as in MXNet (keras-mxnet feeds a target through
+        its own variables), but warned about once per module and cause: a network that reads a
+        label not bound (label_shapes) or not given with the batch trains against zeros or the
+        labels of an earlier batch."""
         read = getattr(self, '_labels_read', None)
         if read is None:
             args = set(self._symbol.list_arguments())
@@ -321,17 +323,23 @@ class Module(ParamsMixin, OptimizerMixin, BaseModule):
             known = self._labels_missing = (label_shapes, [n for n in read if n not in bound])
         missing = known[1]
         if missing:
-            raise MXNetError(
-                'backward: the network reads the label %s, but the module was bound without it '
-                '(label_shapes=%s), so the loss would compare with zeros; training needs labels: '
-                'bind with label_shapes=[(%r, shape)] and give them in each DataBatch'
+            self._warn_once(
+                'unbound', 'backward: the network reads the label %s, but the module was bound '
+                'without it (label_shapes=%s), so the loss compares with whatever that input '
+                'holds (zeros unless set); to train on labels, bind with label_shapes=[(%r, '
+                'shape)] and give them in each DataBatch'
                 % (', '.join(repr(n) for n in missing), self._label_shapes, missing[0]))
-        if not getattr(self, '_forward_had_labels', True):
-            raise MXNetError(
-                'backward: the last forward got a DataBatch without labels, but the network '
-                'reads the label %s; training needs labels: give them as DataBatch(data, label) '
-                '(or the loss would use the labels of an earlier batch)'
-                % ', '.join(repr(n) for n in read))
+        elif not getattr(self, '_forward_had_labels', True):
+            self._warn_once(
+                'unfed', 'backward: the last forward got a DataBatch without labels, but the '
+                'network reads the label %s, so the loss uses the labels of an earlier batch; '
+                'give them as DataBatch(data, label)' % ', '.join(repr(n) for n in read))
+
+    def _warn_once(self, cause, message):
+        warned = self.__dict__.setdefault('_label_warnings', set())
+        if cause not in warned:
+            warned.add(cause)
+            warnings.warn(message, UserWarning, stacklevel=4)
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last forward (merged over devices unless merge_multi_context=False)."""

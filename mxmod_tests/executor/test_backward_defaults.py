@@ -57,3 +57,31 @@ def test_backward_before_forward_and_after_inference_forward():
     exe.forward(is_train=True)
     exe.backward([head])
     np.testing.assert_array_equal(grads['x'].asnumpy(), after_inference)
+
+
+@pytest.mark.parametrize('extra', ['blocked', 'blocked_twice', 'computed_from_blocked'])
+def test_outputs_past_blockgrad_need_no_head_gradient(extra):
+    """Outputs whose gradient reaches no argument (BlockGrad, the same BlockGrad output listed
+    twice as keras-mxnet's metrics do, arithmetic on a blocked value) need no head gradient in
+    MXNet 1.9.1; the loss's gradient is the one a lone MakeLoss gives."""
+    data, label = mx.sym.var('data'), mx.sym.var('label')
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name='fc')
+    loss = mx.sym.MakeLoss(mx.sym.mean(mx.sym.square(fc - label)))
+    blocked = mx.sym.BlockGrad(mx.sym.mean(mx.sym.abs(fc - label)))
+    heads = {'blocked': [loss, blocked], 'blocked_twice': [loss, blocked, fc * 2, blocked],
+             'computed_from_blocked': [loss, mx.sym.BlockGrad(fc) * 2 + 1]}[extra]
+    if extra == 'blocked_twice':
+        heads[2] = mx.sym.BlockGrad(heads[2])
+    rng = np.random.RandomState(0)
+    values = {'data': rng.randn(4, 5), 'label': rng.randn(4, 3), 'fc_weight': rng.randn(3, 5),
+              'fc_bias': rng.randn(3)}
+    grads = []
+    for sym in (mx.sym.Group(heads), loss):
+        exe = sym.simple_bind(mx.cpu(), data=(4, 5), label=(4, 3))
+        for name, value in values.items():
+            exe.arg_dict[name][:] = value
+        exe.forward(is_train=True)
+        exe.backward()
+        grads.append(exe.grad_dict['fc_weight'].asnumpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+    assert np.abs(grads[1]).sum() > 0

@@ -1,6 +1,7 @@
 """Module's step on one host device (the executor group copies the batch whole and calls its
 executor directly): every kind of batch Module.forward accepts still loads, reshapes and fails
 as before, and update_metric sees the batch's labels."""
+import warnings
 import numpy as np
 import pytest
 
@@ -49,14 +50,37 @@ def test_another_batch_size_reshapes_and_a_wrong_shape_is_refused():
         mod._exec_group.forward(mx.io.DataBatch([mx.nd.ones((6, 4))], [mx.nd.zeros((6,))]))
 
 
-def test_backward_without_labels_is_refused_after_a_labelled_step():
+def test_backward_without_labels_warns_once_and_uses_the_last_labels():
+    """MXNet trains on whatever the label input holds; mxmod does too, with one warning."""
     mod = _module()
     x, y = mx.nd.ones((4, 5)), mx.nd.array([0, 1, 2, 0])
     mod.forward_backward(mx.io.DataBatch([x], [y]))
-    mod.update()
+    first = [g.asnumpy().copy() for g in mod._exec_group.execs[0].grad_arrays if g is not None]
     mod.forward(mx.io.DataBatch([x], None), is_train=True)
-    with pytest.raises(mx.base.MXNetError, match='without labels'):
+    with pytest.warns(UserWarning, match="without labels.*'softmax_label'.*earlier batch"):
         mod.backward()
+    again = [g.asnumpy() for g in mod._exec_group.execs[0].grad_arrays if g is not None]
+    for before, after in zip(first, again):      # the same batch, the same (stale) labels
+        np.testing.assert_allclose(before, after, rtol=1e-6)
+    mod.forward(mx.io.DataBatch([x], None), is_train=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        mod.backward()                             # said once
+
+
+def test_training_with_an_unbound_label_warns_and_trains():
+    """keras-mxnet's target_tensors: a label bound without a shape (label_shapes=None) is an
+    input that nothing feeds; MXNet trains against what it holds, and so does mxmod."""
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(mx.sym.FullyConnected(
+        mx.sym.var('data'), num_hidden=3, name='fc'), name='softmax'))
+    mod.bind(data_shapes=[('data', (4, 5))], label_shapes=None)
+    mod.init_params(mx.init.Uniform(0.1))
+    mod.init_optimizer()
+    with pytest.warns(UserWarning, match="'softmax_label'.*label_shapes=None"):
+        mod.forward_backward(mx.io.DataBatch([mx.nd.ones((4, 5))], None))
+    mod.update()
+    grad = mod._exec_group.execs[0].grad_dict['fc_bias'].asnumpy()
+    assert np.isfinite(grad).all() and np.abs(grad).sum() > 0
 
 
 def test_update_metric_reads_the_batch_labels():
