@@ -236,7 +236,7 @@ class Module(ParamsMixin, OptimizerMixin, BaseModule):
             param_checks.check_given(
                 {n: a[0] for n, a in zip(self._param_names, group.param_arrays)},
                 {n: a[0] for n, a in zip(self._aux_names, group.aux_arrays)},
-                self._arg_params, self._aux_params, allow_extra=True)
+                self._arg_params, self._aux_params)
             group.set_params(self._arg_params, self._aux_params)
         else:
             group = self._exec_group

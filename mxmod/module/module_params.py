@@ -35,8 +35,7 @@ class ParamsMixin(object):
         self._require('init_params', params=False)
         self._drain_comm()
         initializer = param_checks.as_initializer(initializer)
-        param_checks.check_given(self._arg_params, self._aux_params, arg_params, aux_params,
-                                 allow_extra=True)
+        param_checks.check_given(self._arg_params, self._aux_params, arg_params, aux_params)
         attrs = self._symbol.attr_dict()
         for own, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
             for name, arr in sorted(own.items()):

@@ -1,13 +1,12 @@
 """Checks of what ``init_params`` / ``set_params`` / ``forward`` receive, before anything is
 written: the initializer (a name is created as ``mx.init.create`` does), the given parameter
-dicts (extra names, shapes that are not the network's, values that are not arrays), naming the
-parameter, and the arrays of a batch."""
+dicts (shapes that are not the network's, values that are not arrays), naming the parameter,
+and the arrays of a batch."""
 import copy
 
 import numpy as np
 
 from ..argcheck import ArgumentTypeError, ArgumentValueError
-from ..base import MXNetError
 from ..ndarray import NDArray, array
 
 __all__ = ['as_initializer', 'check_given', 'checked_batch', 'check_fit_arguments']
@@ -32,13 +31,11 @@ def as_initializer(initializer):
                             'as \'xavier\'), got %r (%s)' % (initializer, type(initializer).__name__))
 
 
-class ExtraParamsError(MXNetError, ValueError):
-    """Parameters given that the network does not have (and allow_extra is False)."""
-
-
-def check_given(own_args, own_auxs, arg_params, aux_params, allow_extra, shapes=True):
+def check_given(own_args, own_auxs, arg_params, aux_params):
     """Refuse given parameters that cannot be set into the network's (``own_*``: name ->
-    array of the network; ``shapes``: compare shapes too)."""
+    array of the network): dicts of NDArrays of the network's shapes. Names the network lacks
+    are left alone, as MXNet's init_params leaves them (set_params with allow_missing=True
+    refuses them in the executors' copy, as MXNet's does)."""
     for kind, own, given in (('arg_params', own_args, arg_params),
                              ('aux_params', own_auxs, aux_params)):
         if given is None:
@@ -46,16 +43,9 @@ def check_given(own_args, own_auxs, arg_params, aux_params, allow_extra, shapes=
         if not isinstance(given, dict):
             raise ArgumentTypeError('%s must be a dict of name to NDArray, got %s'
                                     % (kind, type(given).__name__))
-        extra = sorted(name for name in given if name not in own)
-        if extra and not allow_extra:
-            raise ExtraParamsError('Find name "%s" that is not in the %s: %s has %s, which the '
-                                   'network does not have (its parameters: %s); pass '
-                                   'allow_extra=True to ignore them'
-                                   % (extra[0], 'arguments' if kind == 'arg_params'
-                                      else 'auxiliary states', kind, extra, sorted(own)))
         for name, arr in own.items():
             value = given.get(name)
-            if value is None or not shapes:
+            if value is None:
                 continue
             if not isinstance(value, NDArray):
                 raise ArgumentTypeError('%s[%r] must be an NDArray, got %s'
