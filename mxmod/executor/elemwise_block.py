@@ -46,6 +46,19 @@ class ElemwiseBlock(Operator):
         self._forward_fn = None
         self._backward_fns = {}
         self._compiled = None
+        self.key = self._structure()
+
+    def _structure(self):
+        """What the generated code depends on: the members' operators and attributes, how they
+        read the inputs and each other, the outputs, the inputs' shapes and the dtype."""
+        made = {m[3]: k for k, m in enumerate(self.members)}
+        where = {s: i for i, s in enumerate(self.input_slots)}
+        return (tuple((type(op).__name__, op.op_name, tuple(sorted(op.attrs.items())),
+                       tuple(('m', made[s]) if s in made else ('x', where[s]) for s in ins))
+                      for _, op, ins, _ in self.members),
+                tuple(made[s] for s in self.output_slots),
+                tuple(tuple(self.shapes[s]) for s in self.input_slots),
+                self.dtypes[self.members[0][3]])
 
     def describe(self):
         return 'elementwise %s (%d steps, fused)' % (self.name, len(self.members))
@@ -59,11 +72,10 @@ class ElemwiseBlock(Operator):
     # ---- running ------------------------------------------------------------------------
     def forward(self, octx, inputs, aux):
         if self._forward_fn is None:
-            self._forward_fn = self._write_forward()
             if jit.enabled():
                 self._compiled = elemwise_jit.build(self)
-                if self._compiled is not None:
-                    self._forward_fn = self._compiled.forward
+            self._forward_fn = (self._compiled.forward if self._compiled is not None
+                                else self._write_forward())
         outs, saved = self._forward_fn(inputs)
         if octx.is_train:
             octx.saved['values'] = saved

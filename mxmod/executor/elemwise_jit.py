@@ -33,7 +33,25 @@ _TOKEN = re.compile(r'\b(a\d+|y|g)\b')
 
 
 def build(block):
-    """A CompiledGroup for ``block``, or None when a member or an input does not fit."""
+    """A CompiledGroup for ``block``, or None when a member or an input does not fit. Groups of
+    one structure (``block.key``: the time steps of a layer) share their generated code."""
+    with _LOCK:
+        if block.key in _TEMPLATES:
+            template = _TEMPLATES[block.key]
+            return None if template is None else CompiledGroup.like(block, template)
+    group = _build(block)
+    with _LOCK:
+        if len(_TEMPLATES) >= MAX_TEMPLATES:
+            _TEMPLATES.clear()
+        _TEMPLATES[block.key] = group
+    return group
+
+
+_TEMPLATES = {}
+MAX_TEMPLATES = 512
+
+
+def _build(block):
     out = block.members[0][3]
     shape, dtype = tuple(block.shapes[out]), block.dtypes[out]
     if not shape or dtype not in ('float32', 'float64'):
@@ -89,9 +107,18 @@ class CompiledGroup(object):
         self.made = {m[3]: k for k, m in enumerate(block.members)}
         self.vectors = [k for k, r in enumerate(found) if r.vector]
         self.inputs = {s: i for i, s in enumerate(block.input_slots)}
-        self._bound = tuple(self._vector_consts())
+        self._bound = tuple(self._vector_consts(block))
         self._forward = self._function('forward', *self._forward_source())
         self._backward = {}
+
+    @classmethod
+    def like(cls, block, template):
+        """A group for ``block`` running the code of ``template`` (a group of one structure),
+        with its own operators for the vector members."""
+        group = cls.__new__(cls)
+        group.__dict__.update(template.__dict__)
+        group._bound = tuple(group._vector_consts(block))
+        return group
 
     # ---- running ------------------------------------------------------------------------
     def forward(self, inputs):
@@ -105,12 +132,12 @@ class CompiledGroup(object):
         return fn(out_grads, inputs, saved, self._bound)
 
     # ---- sources ------------------------------------------------------------------------
-    def _vector_consts(self):
-        """The per-group objects the vector members' numpy expressions name (``K``)."""
+    def _vector_consts(self, block):
+        """The objects of ``block`` the vector members' numpy expressions name (``K``)."""
         consts = {}
         for k in self.vectors:
-            kind, op, ins, out = self.block.members[k]
-            consts['OP%d' % k], consts['CTX%d' % k] = op, self.block.contexts[k]
+            kind, op, ins, out = block.members[k]
+            consts['OP%d' % k], consts['CTX%d' % k] = op, block.contexts[k]
             kind.forward_expr(op, k, ['_'] * len(ins), self.dtype, consts)
         self._knames = sorted(consts)
         return [consts[n] for n in self._knames]
