@@ -24,9 +24,11 @@ def apply():
                 spec.args, spec.varargs, spec.varkw, spec.defaults)
         inspect.getargspec = getargspec
     _h5py_strings()
-    # 4. numpy 2 removed aliases Keras uses (np.Inf in callbacks.py, np.string_ in io_utils.py).
+    # 4. numpy 2 removed aliases Keras uses (np.Inf in callbacks.py, np.string_ in io_utils.py,
+    #    np.unicode_ in keras_preprocessing's sequence.py).
     import numpy  # pylint: disable=import-outside-toplevel
-    for name, value in (('Inf', numpy.inf), ('NaN', numpy.nan), ('string_', numpy.bytes_)):
+    for name, value in (('Inf', numpy.inf), ('NaN', numpy.nan), ('string_', numpy.bytes_),
+                        ('unicode_', numpy.str_)):
         if name not in numpy.__dict__:
             setattr(numpy, name, value)
 
