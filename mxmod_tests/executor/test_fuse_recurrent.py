@@ -178,3 +178,27 @@ def test_switches_turn_the_passes_off():
     with mx.test_utils.environment('MXNET_BACKWARD_DO_MIRROR', '1'):
         mirrored = run(sym, _shapes(), ALL)
     assert mirrored.count('_fused_products') == 0 and mirrored.count('_fused_elemwise') == 0
+
+
+def test_two_stacked_layers():
+    """Two LSTM layers, the second reading the first's outputs: every product merged, each
+    layer's time steps grouped, values as step by step."""
+    data = mx.sym.Variable('data')
+    xs = list(mx.sym.split(data, axis=1, squeeze_axis=1, num_outputs=T))
+    for layer, width in enumerate((I, H)):
+        wt = prim.Weights(mx, 'l%d_' % layer, 4, H, width)
+        h = c = mx.sym.Variable('l%d_h0' % layer, shape=(B, H))
+        outs = []
+        for x in xs:
+            h, c = prim.lstm_step(mx, wt, x, h, c, broadcast=True)
+            outs.append(h)
+        xs = outs
+    sym = mx.sym.MakeLoss(mx.sym.sum(mx.sym.FullyConnected(xs[-1], num_hidden=2) ** 2))
+    plain = run(sym, _shapes(), NONE)
+    fused = run(sym, _shapes(), ALL)
+    close(plain, fused)
+    # h_t of the first layer is read by its next step's 4 products and the second layer's 4:
+    # one product of 8 weights per step (the second layer's input products join them)
+    widths = sorted(len(op.widths) for op in fused.ops('_fused_products'))
+    assert fused.count('dot') == 0 and 8 in widths
+    assert fused.count('_fused_elemwise') == 2 * T
