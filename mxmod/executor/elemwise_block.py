@@ -60,6 +60,15 @@ class ElemwiseBlock(Operator):
                 tuple(tuple(self.shapes[s]) for s in self.input_slots),
                 self.dtypes[self.members[0][3]])
 
+    def _numpy_function(self, which, write):
+        """``run`` of the numpy form ``which`` ('forward' or 'backward' with its flags), the code
+        shared by groups of one structure, this group's operators bound."""
+        code, consts = _compiled((self.key,) + which, write, self.name)
+        scope = dict(consts)
+        scope.update(self._consts)
+        exec(code, scope)  # pylint: disable=exec-used
+        return scope['run']
+
     def describe(self):
         return 'elementwise %s (%d steps, fused)' % (self.name, len(self.members))
 
@@ -75,7 +84,7 @@ class ElemwiseBlock(Operator):
             if jit.enabled():
                 self._compiled = elemwise_jit.build(self)
             self._forward_fn = (self._compiled.forward if self._compiled is not None
-                                else self._write_forward())
+                                else self._numpy_function(('forward',), self._write_forward))
         outs, saved = self._forward_fn(inputs)
         if octx.is_train:
             octx.saved['values'] = saved
@@ -92,7 +101,8 @@ class ElemwiseBlock(Operator):
             return self._compiled.backward(out_grads, inputs, saved, need)
         fn = self._backward_fns.get(need)
         if fn is None:
-            fn = self._backward_fns[need] = self._write_backward(need)
+            fn = self._backward_fns[need] = self._numpy_function(
+                ('backward', need), lambda: self._write_backward(need))
         return fn(out_grads, inputs, saved)
 
     # ---- writing the functions ------------------------------------------------------------
@@ -124,7 +134,7 @@ class ElemwiseBlock(Operator):
         lines.append('    return [%s], (%s)' % (
             ', '.join(names[s] for s in self.output_slots),
             ''.join(names[s] + ', ' for s in self._kept())))
-        return _compile(lines, consts, 'run', self.name)
+        return lines, consts
 
     def _write_backward(self, need):
         names, consts = self._names(), dict(self._consts)
@@ -145,7 +155,7 @@ class ElemwiseBlock(Operator):
             lines += self._member_backward(k, names, grads, wanted, consts)
         lines.append('    return [%s]' % ', '.join(
             grads[s] if need[i] else 'None' for i, s in enumerate(self.input_slots)))
-        return _compile(lines, consts, 'run', self.name)
+        return lines, consts
 
     def _member_backward(self, k, names, grads, wanted, consts):
         kind, op, ins, out = self.members[k]
@@ -177,8 +187,18 @@ class ElemwiseBlock(Operator):
         return wanted
 
 
-def _compile(lines, consts, name, label):
-    src = '\n'.join(lines) + '\n'
-    scope = dict(consts)
-    exec(compile(src, '<mxmod fused elementwise %s>' % label, 'exec'), scope)  # pylint: disable=exec-used
-    return scope[name]
+_CODE = {}          # (structure key, which) -> (code object, constants) of the numpy form
+MAX_CODE = 512
+
+
+def _compiled(key, write, label):
+    """The code object and constants of the function ``write`` makes, written and compiled once
+    per group structure (the time steps of a layer share them)."""
+    hit = _CODE.get(key)
+    if hit is None:
+        lines, consts = write()
+        code = compile('\n'.join(lines) + '\n', '<mxmod fused elementwise %s>' % label, 'exec')
+        if len(_CODE) >= MAX_CODE:
+            _CODE.clear()
+        hit = _CODE[key] = (code, consts)
+    return hit
