@@ -9,8 +9,14 @@ summed in the order the executor sums them. The values are therefore those of th
 bit for bit; what is saved is the executor's work per step (its loop, the gradient table, the
 operator's argument handling), which is most of the cost of a small elementwise step.
 
-Forward keeps, for backward, the members' values that their backward reads (the operator's
-``backward_uses``); the group's inputs are kept by the executor (``backward_uses = ('inputs',)``)."""
+With numba in use, groups whose members all have a per-element form run as compiled passes
+instead (elemwise_jit.py), with the same values. Either way the code is written once per group
+structure (``key``) and shared by the groups of that structure, the time steps of a layer.
+
+A training forward keeps, for backward, the values the members' backward reads (the operators'
+``backward_uses``; compiled: the outputs of the numpy functions between the passes); the group's
+inputs are kept by the executor (``backward_uses = ('inputs',)``). An inference forward keeps
+nothing, and a backward after it computes those values again."""
 import numpy as np
 
 from ..ops import jit
@@ -117,7 +123,9 @@ class ElemwiseBlock(Operator):
         made = {m[3] for m in self.members}
         kept = []
         for kind, op, ins, out in self.members:
-            reads = (ins if kind.reads_inputs(op) else []) + ([out] if kind.reads_output(op) else [])
+            reads = list(ins) if kind.reads_inputs(op) else []
+            if kind.reads_output(op):
+                reads.append(out)
             for s in reads:
                 if s in made and s not in kept:
                     kept.append(s)

@@ -160,7 +160,8 @@ class CompiledGroup(object):
         scope.update(R=self.rows, C=self.cols, SHAPE=self.shape, DT=np.dtype(self.dtype).type,
                      UB=unbroadcast)
         source = '\n'.join(wrapper) + '\n'
-        exec(compile(source, '<mxmod fused elementwise %s>' % self.block.name, 'exec'), scope)  # pylint: disable=exec-used
+        code = compile(source, '<mxmod fused elementwise %s>' % self.block.name, 'exec')
+        exec(code, scope)  # pylint: disable=exec-used
         return scope[name]
 
     def _closure(self, slots, leaves):

@@ -3,7 +3,6 @@ dot steps sharing a weight whose left operands do not depend on one another (hoi
 one product; the results equal the separate products' up to the order of the sums in them.
 Products that must not be merged (transposed, not 2-D, operands computed from the merged
 products themselves, a weight made from another product) are left alone."""
-import numpy as np
 import pytest
 
 import mxmod as mx
