@@ -26,7 +26,7 @@ def images(n=800, side=12, classes=4):
     """Small one-channel images: a bright bar whose orientation/position gives the class."""
     rng = np.random.RandomState(4321)
     labels = rng.randint(0, classes, n)
-    x = rng.rand(n, side, side).astype('float32') * 0.5
+    x = rng.rand(n, side, side).astype('float32') * 1.2
     for i, label in enumerate(labels):
         pos = rng.randint(2, side - 2)
         if label == 0:
@@ -137,9 +137,9 @@ def cnn(seed, workdir):
         MaxPooling2D((2, 2)),
         Flatten(),
         Dense(4, activation='softmax', kernel_initializer=_init(seed + 2))])
-    model.compile(keras.optimizers.Adam(lr=0.01), 'categorical_crossentropy',
+    model.compile(keras.optimizers.Adam(lr=0.005), 'categorical_crossentropy',
                   metrics=['accuracy'])
-    return _fit(model, x[..., None], _onehot(y, 4))
+    return _fit(model, x[..., None], _onehot(y, 4), epochs=4)
 
 
 def recurrent_case(layer, unroll):
@@ -157,7 +157,7 @@ def recurrent_case(layer, unroll):
             Dense(1, activation='sigmoid', kernel_initializer=_init(seed + 3))])
         model.compile(keras.optimizers.Adam(lr=0.01), 'binary_crossentropy',
                       metrics=['accuracy'])
-        return _fit(model, x, y, epochs=6)
+        return _fit(model, x, y, epochs=3)
     case.__doc__ = 'Embedding + %s(32, unroll=%s) + Dense on order-dependent sequences.' % (
         layer, unroll)
     return case
