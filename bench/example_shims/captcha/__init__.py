@@ -1,0 +1,1 @@
+"""Stand-in for the captcha package: ImageCaptcha draws the characters with PIL."""

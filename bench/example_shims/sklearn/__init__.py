@@ -1,0 +1,1 @@
+"""Stand-in for the parts of scikit-learn that MXNet's example programs call."""
