@@ -162,7 +162,7 @@ class CompiledGroup(object):
         source = '\n'.join(wrapper) + '\n'
         code = compile(source, '<mxmod fused elementwise %s>' % self.block.name, 'exec')
         exec(code, scope)  # pylint: disable=exec-used
-        return scope[name]
+        return _Registered(scope[name], module)
 
     def _closure(self, slots, leaves):
         """Member indices (in order) computing ``slots`` from the arrays ``leaves``."""
@@ -302,6 +302,39 @@ class CompiledGroup(object):
             if module is None:
                 module = _MODULES[key] = _load('mxmod_fused_' + key, source)
         return module
+
+
+class _Registered(object):
+    """A generated function whose kernels' module stays in ``sys.modules`` while it runs.
+
+    numba finds a kernel's module by name when it compiles it (lazily, at the first call); a
+    module missing from ``sys.modules`` then (code that restores ``sys.modules`` to an earlier
+    copy, as ``mock.patch.dict`` does, drops it) would be compiled as "dynamic", and the machine
+    code it caches could never be loaded again (``No module named '<dynamic>'``). So each call
+    puts the module back first, and a cache written that way by an earlier version is emptied
+    and compiled afresh."""
+
+    def __init__(self, fn, module):
+        self.fn, self.module, self.name = fn, module, module.__name__
+
+    def __call__(self, *args):
+        if sys.modules.get(self.name) is not self.module:
+            sys.modules[self.name] = self.module
+        try:
+            return self.fn(*args)
+        except ImportError as err:
+            if '<dynamic>' not in str(err):
+                raise
+        _flush_caches(self.module)
+        return self.fn(*args)
+
+
+def _flush_caches(module):
+    """Empty the numba caches of the kernels of ``module``."""
+    from numba.core.dispatcher import Dispatcher  # pylint: disable=import-outside-toplevel
+    for value in vars(module).values():
+        if isinstance(value, Dispatcher) and value._cache is not None:  # pylint: disable=protected-access
+            value._cache.flush()  # pylint: disable=protected-access
 
 
 def _subst(expr, operands, y, g):

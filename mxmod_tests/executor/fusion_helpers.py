@@ -41,6 +41,7 @@ def run(sym, shapes, flags, numba=True, grad_req='write', dtype='float32', seed=
             arr[:] = given if given is not None else rs.uniform(-1, 1, arr.shape)
         head_grads = [mx.nd.array(rs.uniform(-1, 1, o.shape), dtype=o.dtype)
                       for o in exe.outputs] if heads else None
+        outs = []
         for _ in range(passes):
             outs = [o.asnumpy() for o in exe.forward(is_train=is_train)]
             exe.backward(head_grads)
