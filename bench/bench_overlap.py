@@ -9,7 +9,7 @@ whose bandwidth makes the model's gradient bytes take about half of the one-proc
   (the same executors, no kvstore call);
 - t_comm: the gradient exchange alone (the same buckets and calls as a step, incl. the store's
   optimizer), with nothing to overlap;
-- t_step with overlap (MXMOD_OVERLAP_COMM's default) and without (the buckets run in update).
+- t_step with overlap (as fit's steps run by default) and without (the buckets run in update).
 
 Overlap efficiency = (t_compute + t_comm - t_step) / min(t_compute, t_comm): 1 when communication
 hides completely, 0 when it simply adds. "hidden" is the step time overlap saved (step without
@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import mxmod as mx  # noqa: E402
+from mxmod.module.overlap import fit_step  # noqa: E402
 from mxmod.tools.scaling import model as scaling, profile as profiling, zoo  # noqa: E402
 
 LSTM = dict(vocab=1000, embed=200, hidden=200, layers=2, seq=35, batch=32)
@@ -111,7 +112,8 @@ def worker(args):
     def step(overlap):
         def run():
             exchange.overlap = overlap
-            mod.forward_backward(batch)
+            with fit_step(mod):         # as fit runs a step (its backward may overlap)
+                mod.forward_backward(batch)
             mod.update()
             mod._drain_comm()
         return run

@@ -23,6 +23,7 @@ import mxmod as mx  # noqa: E402
 from mxmod.threads import available_cores  # noqa: E402
 from mxmod.kvstore.net_emulation import parse  # noqa: E402
 from mxmod.tools.scaling import model as scaling, profile as profiling  # noqa: E402
+from mxmod.module.overlap import fit_step  # noqa: E402
 from bench_overlap import make_module  # noqa: E402
 
 
@@ -33,7 +34,8 @@ def worker(args):
     for step in range(args.warmup + args.steps):
         kv.barrier()
         tic = time.perf_counter()
-        mod.forward_backward(batch)
+        with fit_step(mod):         # as fit runs a step (its backward may overlap)
+            mod.forward_backward(batch)
         mod.update()
         mod._drain_comm()
         if step >= args.warmup:

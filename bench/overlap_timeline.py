@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import mxmod as mx  # noqa: E402
 from mxmod.kvstore import peer_watch  # noqa: E402
+from mxmod.module.overlap import fit_step  # noqa: E402
 from bench_overlap import make_module  # noqa: E402
 
 
@@ -90,7 +91,8 @@ def main():
         main_cpu = time.thread_time()
         mod.forward(batch, is_train=True)
         forward_end = time.perf_counter() - rec.t0
-        mod.backward()
+        with fit_step(mod):     # as fit runs a step (its backward may overlap)
+            mod.backward()
         backward_end = time.perf_counter() - rec.t0
         mod.update()
         mod._drain_comm()

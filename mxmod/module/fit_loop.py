@@ -7,6 +7,7 @@ import time
 from ..base import as_list
 from ..profiler.hooks import span
 from ..profiler.state import PROFILER
+from .overlap import fit_step
 
 __all__ = ['call_callbacks', 'train_epoch', 'end_epoch', 'update_metric_for', 'batch_end_param',
            'with_extra']
@@ -53,7 +54,7 @@ def _next_prepared(module, data_iter, sparse_row_id_fn):
 def _profiled_step(module, eval_metric, data_batch):
     """One training step with its parts recorded by the profiler."""
     kind = type(module).__name__
-    with span('Module', kind + '.forward_backward'):
+    with span('Module', kind + '.forward_backward'), fit_step(module):
         module.forward_backward(data_batch)
     with span('Module', kind + '.update'):
         module.update()
@@ -86,7 +87,8 @@ def train_epoch(module, epoch, train_data, eval_metric, batch_end_callback, moni
         if PROFILER.api:
             _profiled_step(module, eval_metric, data_batch)
         else:
-            module.forward_backward(data_batch)
+            with fit_step(module):
+                module.forward_backward(data_batch)
             module.update()
             update_metric_for(module, eval_metric, data_batch)
         if early:

@@ -6,7 +6,7 @@ from .. import optimizer as opt
 from ..base import MXNetError, write_file_atomic
 from .kvstore_helpers import (per_device_lists, _create_kvstore, _initialize_kvstore,
                               _update_params, _update_params_on_kvstore)
-from .overlap import GradientExchange
+from .overlap import GradientExchange, backward_may_overlap
 from . import checkpointing
 
 __all__ = ['OptimizerMixin']
@@ -163,7 +163,7 @@ class OptimizerMixin(object):
 
     def _exchange_for_backward(self):
         """The exchange when backward should start the gradient communication, else None."""
-        if not self.optimizer_initialized:
+        if not self.optimizer_initialized or not backward_may_overlap():
             return None
         exchange = self._exchange()
         return exchange if exchange is not None and exchange.overlap else None

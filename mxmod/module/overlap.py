@@ -12,12 +12,20 @@ the GIL). ``update`` then waits only for what is still in flight, and the next `
 backward has ended: a step that reported its weight gradient early (FullyConnected, see
 ``OpContext.grad_ready``) still reads the weight.
 
-The buckets and the calls are the same with or without overlap (``MXMOD_OVERLAP_COMM=0`` runs
-them in ``update``), so parameters are bit-identical either way. Sparse gradients and
-``grad_req='add'`` are reduced in ``update`` as before. With ``update_on_kvstore=False`` the reduced
-gradients land in buffers of their own and are copied into the gradient arrays by ``update``, so
-the arrays hold this worker's own gradients until then, as without overlap; code that edits
-gradients between ``backward`` and ``update`` needs ``MXMOD_OVERLAP_COMM=0``.
+When it overlaps: communication started during backward must give what ``update`` would have
+given from the arrays as they are when it is called. mxmod knows that only in the steps it runs
+itself: by default (``MXMOD_OVERLAP_COMM`` unset) the backward passes of ``fit``'s training steps
+overlap (``forward_backward`` then ``update`` at once, on mxmod's own module classes), and a
+backward the user calls does not: code that edits the gradients before ``update`` (clipping by
+hand, adding the gradients of a second batch), a backward never followed by an update (input
+gradients of a trained model) or two backwards before one update then behave as in MXNet.
+``MXMOD_OVERLAP_COMM=1`` overlaps every backward of a module with a kvstore (for loops that call
+``update`` right after each backward); ``0`` never.
+
+The buckets and the calls are the same with or without overlap, so parameters are bit-identical
+either way. Sparse gradients and ``grad_req='add'`` are reduced in ``update`` as before. With
+``update_on_kvstore=False`` the reduced gradients land in buffers of their own and are copied into
+the gradient arrays by ``update``.
 
 An error on the communication thread is raised at the next ``update``, ``forward`` or
 ``backward``, naming the rank and the keys."""
@@ -30,16 +38,65 @@ import numpy as np
 from ..base import MXNetError
 from ..kvstore.bucketing import ENV_BUCKET_MB, bucket_bytes
 
-__all__ = ['ENV_OVERLAP', 'overlap_enabled', 'CommChannel', 'channel_for', 'plan_buckets',
+__all__ = ['ENV_OVERLAP', 'overlap_mode', 'overlap_enabled', 'fit_step', 'backward_may_overlap', 'CommChannel', 'channel_for', 'plan_buckets',
            'GradientExchange']
 
 ENV_OVERLAP = 'MXMOD_OVERLAP_COMM'
 MIN_AUTO_BUCKET = 256 << 10
 
 
+def overlap_mode():
+    """``'off'`` (``MXMOD_OVERLAP_COMM`` 0/false), ``'on'`` (1/true: every backward of a module
+    with a kvstore) or ``'fit'`` (unset, the default: the backward passes of fit's steps)."""
+    value = os.environ.get(ENV_OVERLAP, '').strip().lower()
+    if value in ('0', 'false', 'no', 'off'):
+        return 'off'
+    if value in ('1', 'true', 'yes', 'on'):
+        return 'on'
+    if value in ('', 'fit', 'auto'):
+        return 'fit'
+    raise ValueError('%s=%r: expected 0 (never overlap), 1 (every backward) or unset (the '
+                     'steps of fit)' % (ENV_OVERLAP, value))
+
+
 def overlap_enabled():
-    """False when ``MXMOD_OVERLAP_COMM`` is 0/false (overlap is on by default)."""
-    return os.environ.get(ENV_OVERLAP, '1').strip().lower() not in ('0', 'false', 'no', 'off')
+    """False when ``MXMOD_OVERLAP_COMM`` turns overlap off."""
+    return overlap_mode() != 'off'
+
+
+_STEP = threading.local()
+
+
+class fit_step(object):  # pylint: disable=invalid-name
+    """Marks, in this thread, a ``forward_backward`` that ``update`` follows at once (fit's
+    training step): its backward may overlap the gradient communication. Only for modules
+    whose ``forward_backward``, ``backward`` and ``update`` are mxmod's own (a subclass that
+    overrides one may edit the gradients in between)."""
+
+    def __init__(self, module):
+        self.active = overlap_mode() == 'fit' and _own_step(module)
+
+    def __enter__(self):
+        if self.active:
+            _STEP.depth = getattr(_STEP, 'depth', 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            _STEP.depth -= 1
+        return False
+
+
+def _own_step(module):
+    cls = type(module)
+    return all(getattr(getattr(cls, name, None), '__module__', '').startswith('mxmod.module.')
+               for name in ('forward_backward', 'forward', 'backward', 'update'))
+
+
+def backward_may_overlap():
+    """Whether a backward starting now may start the gradient communication."""
+    mode = overlap_mode()
+    return mode == 'on' or (mode == 'fit' and getattr(_STEP, 'depth', 0) > 0)
 
 
 class CommChannel(object):

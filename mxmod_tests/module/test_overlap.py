@@ -190,3 +190,94 @@ def test_bucket_plan_keeps_backward_order_and_a_short_last_bucket():
     assert plan_buckets(list(sizes), sizes, 64, tail=0) == [['w1', 'b1'], ['w0', 'b0'], ['big']]
     sizes = dict(w1=100, b1=4, c1=4, d1=4, w0=10)
     assert plan_buckets(list(sizes), sizes, 64, tail=0) == [['w1', 'b1', 'c1'], ['d1'], ['w0']]
+
+
+def _manual(monkeypatch, flag, edit, on_kvstore, update=True, twice=False):
+    """Manual steps on 2 devices (local kvstore): backward, an optional edit of every gradient
+    (halved) and update; returns the final parameters."""
+    monkeypatch.setenv('MXNET_UPDATE_ON_KVSTORE', on_kvstore)
+    if flag is None:
+        monkeypatch.delenv(overlap.ENV_OVERLAP, raising=False)
+    else:
+        monkeypatch.setenv(overlap.ENV_OVERLAP, flag)
+    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
+    mx.random.seed(11)
+    mod.init_params(mx.init.Xavier(magnitude=2.0))
+    mod.init_optimizer(kvstore='local', optimizer_params={'learning_rate': 0.1})
+    data, _ = overlap_cases.batches('conv')
+    for batch in data:
+        mod.forward_backward(batch)
+        if twice:
+            mod.forward_backward(batch)
+        if edit:
+            for grads in mod._exec_group.grad_arrays:
+                for grad in grads:
+                    grad *= 0.5
+        if update:
+            mod.update()
+    args, auxs = mod.get_params()
+    return {k: v.asnumpy() for k, v in list(args.items()) + list(auxs.items())}
+
+
+@pytest.mark.parametrize('on_kvstore', ['1', '0'])
+def test_user_steps_see_their_gradient_edits(monkeypatch, on_kvstore):
+    """By default a backward the user calls does not start the communication: gradients edited
+    before update are what update reduces (as in MXNet), bit for bit as with
+    MXMOD_OVERLAP_COMM=0 (MXMOD_OVERLAP_COMM=1 promises no such edits)."""
+    edited = _manual(monkeypatch, None, True, on_kvstore)
+    _assert_identical(edited, _manual(monkeypatch, '0', True, on_kvstore))
+    plain = _manual(monkeypatch, '0', False, on_kvstore)
+    assert not np.array_equal(edited['fc1_weight'], plain['fc1_weight'])
+
+
+def test_backward_without_update_leaves_the_weights(monkeypatch):
+    """Input gradients of a trained model (backward, no update) do not move its weights, and
+    two backward passes before one update are one step."""
+    before = _manual(monkeypatch, '0', False, '1', update=False)
+    del before['bn1_moving_mean'], before['bn1_moving_var']
+    after = _manual(monkeypatch, None, False, '1', update=False)
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+    _assert_identical(_manual(monkeypatch, None, False, '1', twice=True),
+                      _manual(monkeypatch, '0', False, '1', twice=True))
+
+
+def test_fit_overlaps_by_default_and_not_for_subclasses(monkeypatch):
+    """fit's steps start the buckets during backward without any setting; a Module subclass
+    that overrides update (it may edit the gradients first) gets no overlap."""
+    monkeypatch.delenv(overlap.ENV_OVERLAP, raising=False)
+    queued = []
+    real_submit = overlap.CommChannel.submit
+
+    def submit(self, job, label):
+        queued.append(label)
+        return real_submit(self, job, label)
+    monkeypatch.setattr(overlap.CommChannel, 'submit', submit)
+    data, _ = overlap_cases.batches('conv')
+    X = np.concatenate([b.data[0].asnumpy() for b in data])
+    y = np.concatenate([b.label[0].asnumpy() for b in data])
+
+    class Halved(mx.mod.Module):
+        def update(self):
+            for grads in self._exec_group.grad_arrays:
+                for grad in grads:
+                    grad *= 0.5
+            super().update()
+    results = {}
+    for cls in (mx.mod.Module, Halved):
+        del queued[:]
+        mod = cls(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+        mod.fit(mx.io.NDArrayIter(X, y, batch_size=8), num_epoch=1, kvstore='local',
+                optimizer_params={'learning_rate': 0.1})
+        results[cls] = len(queued)
+    assert results[mx.mod.Module] >= 4 * 3 and results[Halved] == 0, results
+
+
+def test_overlap_switch_values(monkeypatch):
+    for value, mode in (('0', 'off'), ('false', 'off'), ('1', 'on'), ('', 'fit')):
+        monkeypatch.setenv(overlap.ENV_OVERLAP, value)
+        assert overlap.overlap_mode() == mode
+    monkeypatch.setenv(overlap.ENV_OVERLAP, 'sometimes')
+    with pytest.raises(ValueError, match="MXMOD_OVERLAP_COMM='sometimes': expected 0"):
+        overlap.overlap_mode()
