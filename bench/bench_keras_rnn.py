@@ -51,26 +51,6 @@ DEFAULT_CASES = 'lstm_small,gru_small,lstm64,gru64,lstm128,gru128'
 
 
 # ---- worker -------------------------------------------------------------------------------
-def _alias_mxnet_to_mxmod():
-    """``import mxnet`` (and mxnet.*) gives mxmod's modules, for keras-mxnet on mxmod."""
-    import importlib  # pylint: disable=import-outside-toplevel
-    import importlib.abc  # pylint: disable=import-outside-toplevel
-    import importlib.util  # pylint: disable=import-outside-toplevel
-
-    class Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-        def find_spec(self, name, path=None, target=None):  # pylint: disable=unused-argument
-            if name == 'mxnet' or name.startswith('mxnet.'):
-                return importlib.util.spec_from_loader(name, self)
-            return None
-
-        def create_module(self, spec):
-            return importlib.import_module('mxmod' + spec.name[len('mxnet'):])
-
-        def exec_module(self, module):
-            pass
-    sys.meta_path.insert(0, Alias())
-
-
 def _keras_shims():
     """Python 3.11 / numpy 2 aliases Keras 2.2 needs (bench/keras_mxnet/shims.py has the full
     set; these are the ones model.fit of these layers reaches)."""
@@ -152,7 +132,8 @@ def worker(args):
     if args.impl == 'mxmod':
         sys.path.insert(0, ROOT)
         if args.client == 'keras':
-            _alias_mxnet_to_mxmod()
+            from mxnet_alias import install  # pylint: disable=import-outside-toplevel
+            install()
         else:
             import mxmod  # pylint: disable=import-outside-toplevel
             sys.modules['mxnet'] = mxmod

@@ -19,27 +19,13 @@ Environment (set by run_more_examples.py):
   ``fillna(method='ffill')`` (removed in pandas 3) as ``ffill()``.
 
 The script's folder goes first on sys.path, as when it is run as ``python SCRIPT``."""
-import importlib
-import importlib.abc
-import importlib.util
 import inspect
 import os
 import runpy
 import sys
 import types
 
-
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name, path=None, target=None):
-        if name == 'mxnet' or name.startswith('mxnet.'):
-            return importlib.util.spec_from_loader(name, self)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module('mxmod' + spec.name[len('mxnet'):])
-
-    def exec_module(self, module):
-        pass
+from mxnet_alias import install
 
 
 def _plain_jit(*args, **kwargs):
@@ -50,7 +36,7 @@ def _plain_jit(*args, **kwargs):
 
 def _patch():
     if os.environ.get('EX_IMPL') == 'mxmod':
-        sys.meta_path.insert(0, _Alias())
+        install()
     if os.environ.get('EX_GPU_AS_CPU'):
         import mxnet  # pylint: disable=import-outside-toplevel
         mxnet.gpu = mxnet.context.gpu = mxnet.cpu

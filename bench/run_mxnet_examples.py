@@ -24,22 +24,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MXNET_PY = os.environ.get('MXNET_ORACLE_PYTHON', '/tmp/mxnet-ref/bin/python')
 
 ALIAS = r'''
-import importlib, importlib.abc, importlib.util, runpy, sys
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name, path=None, target=None):
-        if name == 'mxnet' or name.startswith('mxnet.'):
-            return importlib.util.spec_from_loader(name, self)
-        return None
-    def create_module(self, spec):
-        return importlib.import_module('mxmod' + spec.name[len('mxnet'):])
-    def exec_module(self, module):
-        pass
-sys.meta_path.insert(0, _Alias())
+import runpy, sys
+sys.path.insert(0, %r)
+from mxnet_alias import install
+install()
 script = sys.argv[1]
 sys.argv = sys.argv[1:]
 sys.path.insert(0, '.')
 runpy.run_path(script, run_name='__main__')
-'''
+''' % os.path.join(ROOT, 'bench')
 
 RUNS = {
     'train_mnist.py': ['--network', 'mlp', '--num-epochs', '2'],

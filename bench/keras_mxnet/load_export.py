@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from run_case import MXNetAlias
+from run_case import install
 
 
 def main():
@@ -19,7 +19,7 @@ def main():
     parser.add_argument('data_name')
     args = parser.parse_args()
     if args.impl == 'mxmod':
-        sys.meta_path.insert(0, MXNetAlias())
+        install()
     import mxnet as mx  # pylint: disable=import-outside-toplevel
     from cases import module_predict  # pylint: disable=import-outside-toplevel
     x = np.load(args.prefix + '-input.npy')

@@ -6,36 +6,20 @@
 before Keras is imported; ``mxnet`` runs whatever MXNet this interpreter has. A case that raises
 reports its error instead of figures."""
 import argparse
-import importlib
-import importlib.abc
-import importlib.util
 import json
 import os
 import sys
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class MXNetAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``import mxnet[.x]`` gives ``mxmod[.x]``."""
-
-    def find_spec(self, name, path=None, target=None):  # pylint: disable=unused-argument
-        if name == 'mxnet' or name.startswith('mxnet.'):
-            return importlib.util.spec_from_loader(name, self)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module('mxmod' + spec.name[len('mxnet'):])
-
-    def exec_module(self, module):
-        pass
+sys.path.insert(0, os.path.dirname(HERE))
+from mxnet_alias import install  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def prepare(impl, workdir):
     """Alias (for mxmod), Keras's environment and the shims; then Keras may be imported."""
     if impl == 'mxmod':
-        sys.meta_path.insert(0, MXNetAlias())
+        install()
     os.environ['KERAS_BACKEND'] = 'mxnet'
     os.environ.setdefault('KERAS_HOME', os.path.join(workdir, 'keras_home'))
     sys.path.insert(0, HERE)
