@@ -5,6 +5,7 @@ import importlib as _importlib
 
 from .base import MXNetError  # noqa: F401
 from .library_logs import quiet_library_loggers as _quiet_library_loggers
+from .library_logs import quiet_float_warnings as _quiet_float_warnings
 from . import threads  # noqa: F401  (BLAS thread count, chosen at import)
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
 from . import ops as _ops  # noqa: F401
@@ -12,6 +13,7 @@ from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 
 _quiet_library_loggers()  # numba's and other libraries' DEBUG lines stay out of the user's log
+_quiet_float_warnings()   # inf/nan from operators come silently, as in MXNet
 
 __version__ = '1.9.1'
 

@@ -8,8 +8,9 @@ it imports (directly or through them) to WARNING, but only those whose level is 
 (NOTSET): a level the user gave a library's logger, before or after importing mxmod, is kept.
 Their warnings and errors still reach the user's handlers."""
 import logging
+import warnings
 
-__all__ = ['QUIETED_LIBRARIES', 'quiet_library_loggers']
+__all__ = ['QUIETED_LIBRARIES', 'quiet_library_loggers', 'FLOAT_WARNINGS', 'quiet_float_warnings']
 
 # top-level loggers of the libraries that mxmod imports and that log below WARNING: numba (its
 # compiler's IR dumps), llvmlite, matplotlib (font cache), PIL (through matplotlib and
@@ -39,3 +40,17 @@ def quiet_library_loggers(names=QUIETED_LIBRARIES, level=logging.WARNING):
             logger.setLevel(level)
             changed.append(name)
     return changed
+
+
+# numpy's floating-point warnings (np.errstate's four kinds)
+FLOAT_WARNINGS = r'(divide by zero|invalid value|overflow|underflow) encountered'
+
+
+def quiet_float_warnings():
+    """Keep numpy's floating-point RuntimeWarnings raised inside mxmod's operators (``log`` of 0,
+    a division by 0, ``sqrt`` of a negative value, an overflowing ``exp``) out of the user's
+    output: MXNet computes the same inf and nan without a word. Only warnings attributed to
+    mxmod's modules are filtered; the user's own numpy code warns as before, and mxmod's own
+    warnings (other messages) are untouched."""
+    warnings.filterwarnings('ignore', message=FLOAT_WARNINGS, category=RuntimeWarning,
+                            module=r'mxmod(\.|_fused_|$)')

@@ -143,3 +143,44 @@ def test_precompile_fills_the_cache(tmp_path):
     assert re.search(r'(\d+) of \1 kernels compiled', proc.stdout), proc.stdout
     lines = _run(TRAIN, tmp_path / 'cache')
     assert not any(NOTICE in line for line in lines), lines
+
+
+FLOATS = r'''
+import sys, warnings
+warnings.simplefilter('default')
+import numpy as np
+import mxmod as mx
+a = mx.nd.array([1.0, 0.0, -1.0])
+outs = [a / 0, mx.nd.log(a), mx.nd.sqrt(a), mx.nd.exp(a * 1000), 1 / a, a.log()]
+xs = [mx.sym.Variable('x%d' % k) for k in range(3)]
+cells = [mx.sym.log(x * 2) * mx.sym.sqrt(x - 1) / (x - 1) for x in xs]
+for fuse in ('0', '1'):
+    import os
+    os.environ['MXMOD_FUSE_ELEMWISE'] = fuse
+    exe = mx.sym.Group(cells).simple_bind(mx.cpu(), **{'x%d' % k: (2, 3) for k in range(3)})
+    for k in range(3):
+        exe.arg_dict['x%d' % k][:] = np.array([[0, 1, -1], [2, 0, 1]])
+    outs += exe.forward(is_train=True)
+    fused = sum(s.op.op_name == '_fused_elemwise' for s in exe._plan.steps)
+    assert fused == (3 if fuse == '1' else 0), fused
+    exe.backward([mx.nd.ones((2, 3))] * 3)
+    outs += [g for g in exe.grad_arrays]
+values = np.concatenate([o.asnumpy().ravel() for o in outs])
+print(int(np.isinf(values).sum()), int(np.isnan(values).sum()))
+np.log(np.zeros(1))     # the user's own numpy still warns
+'''
+
+
+@pytest.mark.parametrize('numba', ['1', '0'])
+def test_inf_and_nan_from_operators_come_silently(tmp_path, numba):
+    """MXNet computes inf and nan without a word; mxmod's operators (imperative, bound, fused,
+    compiled or numpy) do too, while numpy's warnings from the user's own code still show."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), MXMOD_NUMBA=numba)
+    proc = subprocess.run([sys.executable, '-c', FLOATS], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    infs, nans = map(int, proc.stdout.split())
+    assert infs > 5 and nans > 5
+    warned = [line for line in proc.stderr.splitlines() if 'RuntimeWarning' in line]
+    assert len(warned) == 1 and warned[0].startswith('<string>:') and \
+        warned[0].endswith('RuntimeWarning: divide by zero encountered in log'), proc.stderr[-3000:]

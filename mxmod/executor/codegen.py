@@ -48,7 +48,7 @@ def _make(lines, consts, name):
     names = sorted(consts)
     src = 'def _factory(%s):\n' % ', '.join(names) + \
         '\n'.join('    ' + line for line in lines) + '\n    return %s\n' % name
-    scope = {}
+    scope = {'__name__': __name__}     # warnings from this code are mxmod's
     exec(compile(src, '<mxmod.executor.codegen %s>' % name, 'exec'), scope)  # pylint: disable=exec-used
     return scope['_factory'](**{n: consts[n] for n in names})
 

@@ -70,7 +70,7 @@ class ElemwiseBlock(Operator):
         """``run`` of the numpy form ``which`` ('forward' or 'backward' with its flags), the code
         shared by groups of one structure, this group's operators bound."""
         code, consts = _compiled((self.key,) + which, write, self.name)
-        scope = dict(consts)
+        scope = dict(consts, __name__=__name__)     # warnings from this code are mxmod's
         scope.update(self._consts)
         exec(code, scope)  # pylint: disable=exec-used
         return scope['run']
