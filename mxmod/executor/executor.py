@@ -76,7 +76,8 @@ class Executor(ExecutorSetup, ExecutorUtilities):
         self._load_inputs()
         self._derived.clear()
         fusion.activate(self, is_train and self._monitor is None and not PROFILER.symbolic)
-        frees = self._free_train if is_train else self._free_infer
+        keep = is_train or self._keep_infer
+        frees = self._free_train if keep else self._free_infer
         fastpath.begin_pass(self, is_train)
         vals = self._vals
         try:
@@ -109,6 +110,7 @@ class Executor(ExecutorSetup, ExecutorUtilities):
                 else:
                     target[...] = _on(value, out.context)
         self._is_train = is_train
+        self._values_kept = keep
         return self.outputs
 
     def _set_inputs(self, kwargs):
@@ -219,9 +221,11 @@ class Executor(ExecutorSetup, ExecutorUtilities):
         """Make sure forward's values are there for backward. MXNet allows backward after
         forward(is_train=False), and even before any forward (its tests do, for operators
         whose gradient reads no forward value); an inference pass frees what backward reads,
-        so the pass is run here in inference mode keeping those values."""
-        if getattr(self, '_is_train', None):
+        so the pass is run here in inference mode keeping those values (and later inference
+        passes keep them: this executor's user does this)."""
+        if self._values_kept:
             return
+        self._keep_infer = True
         self._load_inputs()
         replay = getattr(self, '_rng_before', None)
         now = rng.snapshot(self._contexts()) if replay else None
@@ -238,6 +242,7 @@ class Executor(ExecutorSetup, ExecutorUtilities):
             if now:
                 rng.restore(now)
         self._is_train = False
+        self._values_kept = True
 
     def _contexts(self):
         """The distinct contexts the steps run on."""

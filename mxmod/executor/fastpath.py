@@ -66,8 +66,9 @@ def forward(exe, is_train):
         derived.clear()
     begin_pass(exe, is_train)
     outputs = exe.outputs
+    keep = is_train or exe._keep_infer
     try:
-        run_forward(exe, exe._free_train if is_train else exe._free_infer)
+        run_forward(exe, exe._free_train if keep else exe._free_infer)
     except DeferredOpError as err:
         # reported when an output is read, as MXNet's asynchronous engine does
         exe._deferred = err
@@ -82,6 +83,7 @@ def forward(exe, is_train):
                                  % (out, tuple(value.shape), out.shape))
             target[...] = value
     exe._is_train = is_train
+    exe._values_kept = keep
     return outputs
 
 

@@ -66,6 +66,10 @@ class ExecutorSetup(object):
             if slot not in infer_keep:
                 self._free_infer[idx].append(slot)
         self._last_read = self._backward_last_reads()
+        # an inference pass frees what backward reads; once a backward has followed one (MXNet
+        # allows it: neural-style does it every step), inference passes keep those values
+        self._values_kept = None
+        self._keep_infer = getattr(self, '_keep_infer', False)
         self._compile()
 
     def _compile(self):

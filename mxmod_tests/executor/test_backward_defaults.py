@@ -85,3 +85,38 @@ def test_outputs_past_blockgrad_need_no_head_gradient(extra):
         grads.append(exe.grad_dict['fc_weight'].asnumpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
     assert np.abs(grads[1]).sum() > 0
+
+
+def test_inference_passes_keep_values_once_backward_follows_them():
+    """MXNet allows backward after forward(is_train=False) (neural-style does it every step). The
+    first such backward runs the pass again to get the values an inference pass frees; from then
+    on this executor's inference passes keep them, so backward runs no forward step. Gradients
+    are the pass's own: the Dropout mask it drew, tanh's values against numpy."""
+    x, w, v = mx.sym.Variable('x'), mx.sym.Variable('w'), mx.sym.Variable('v')
+    dropped = mx.sym.MakeLoss(mx.sym.sum(mx.sym.Dropout(x * w, p=0.5, mode='always')))
+    fc = mx.sym.tanh(mx.sym.FullyConnected(x, v, num_hidden=4, no_bias=True))
+    net = mx.sym.Group([dropped, mx.sym.MakeLoss(mx.sym.sum(mx.sym.square(fc)))])
+    exe = net.simple_bind(mx.cpu(), x=(3, 5), w=(3, 5), v=(4, 5))
+    exe.arg_dict['w'][:] = 1.0
+    V = np.random.RandomState(0).rand(4, 5).astype(np.float32)
+    exe.arg_dict['v'][:] = V
+    steps = []
+    real = exe._run_step
+
+    def counted(*args, **kwargs):
+        steps.append(1)
+        return real(*args, **kwargs)
+    exe._run_step = counted
+    for it in range(3):
+        X = np.random.RandomState(it + 1).rand(3, 5).astype(np.float32) + 0.5
+        exe.arg_dict['x'][:] = X
+        outs = [o.asnumpy() for o in exe.forward(is_train=False)]
+        del steps[:]
+        exe.backward()
+        assert len(steps) == (len(exe._plan.steps) if it == 0 else 0), (it, len(steps))
+        # d out0 / d w = mask * 2 * x: summed against w = 1 it is out0 (the same mask)
+        np.testing.assert_allclose((exe.grad_dict['w'].asnumpy()).sum(), outs[0].sum(),
+                                   rtol=1e-5)
+        t = np.tanh(X @ V.T)
+        np.testing.assert_allclose(exe.grad_dict['v'].asnumpy(), (2 * t * (1 - t * t)).T @ X,
+                                   rtol=1e-4, atol=1e-5)
