@@ -16,7 +16,8 @@ import os
 import numpy as np
 
 from ..base import MXNetError
-from .base import DataBatch, DataDesc, DataIter
+from .base import DataBatch, DataDesc
+from .current_batch import CurrentBatchIter
 
 __all__ = ['LibSVMIter']
 
@@ -105,7 +106,7 @@ def _one_dim(shape, name):
     return shape
 
 
-class LibSVMIter(DataIter):
+class LibSVMIter(CurrentBatchIter):
     """Iterate over a LibSVM file (or a directory of them) in batches of CSR data.
 
     Parameters
@@ -163,7 +164,7 @@ class LibSVMIter(DataIter):
                                                              self._data.shape[0]))
         self._data_name, self._label_name = data_name, label_name
         self._pos, self._overflow = 0, 0
-        self._batch = None
+        self._current = None
 
     @property
     def provide_data(self):
@@ -213,24 +214,8 @@ class LibSVMIter(DataIter):
                                          part.indptr.astype(np.int64)), shape=part.shape,
                                         dtype=np.float32)
         label = array(self._labels[rows]) if self._label_csr is None else csr(self._label_csr)
-        self._batch = DataBatch([csr(self._data)], [label], pad=pad, index=rows,
-                                provide_data=self.provide_data,
-                                provide_label=self.provide_label)
+        self._current = DataBatch([csr(self._data)], [label], pad=pad,
+                                  index=rows.astype(np.uint64),
+                                  provide_data=self.provide_data,
+                                  provide_label=self.provide_label)
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self._batch
-        raise StopIteration
-
-    def getdata(self):
-        return self._batch.data
-
-    def getlabel(self):
-        return self._batch.label
-
-    def getindex(self):
-        return self._batch.index
-
-    def getpad(self):
-        return self._batch.pad

@@ -79,6 +79,22 @@ def test_csr_layout_and_label_file(files):
                                   [[1, 0, 0, 2, 0], [0, 3, 0, 0, 0], [0] * 5, [0, 0, 1, 0, 4]])
 
 
+def test_getdata_getlabel_return_one_ndarray_as_mxnet(files):
+    # MXNet's LibSVMIter is a C++ iterator: getdata()/getlabel() give the current batch's one
+    # NDArray (not a list), getindex() a uint64 numpy array (MXNet 1.9.1, tutorial csr.md)
+    it = mx.io.LibSVMIter(data_libsvm=files['data.t'], data_shape=(3,), batch_size=3)
+    assert it.iter_next()
+    data, label = it.getdata(), it.getlabel()
+    assert isinstance(data, mx.nd.sparse.CSRNDArray) and data.shape == (3, 3)
+    assert isinstance(label, mx.nd.NDArray) and label.stype == 'default' and label.shape == (3,)
+    np.testing.assert_allclose(label.asnumpy(), [1, -2, -3])
+    assert it.getindex().dtype == np.uint64 and it.getindex().tolist() == [0, 1, 2]
+    assert it.getpad() == 0
+    for batch in it:  # the batch still holds lists, and getdata() is its first entry
+        assert isinstance(batch.data, list) and it.getdata() is batch.data[0]
+        assert it.getlabel() is batch.label[0]
+
+
 @pytest.mark.parametrize('parts', sorted(MXNET_PARTS))
 def test_parts_split_the_bytes_as_mxnet(files, parts):
     it = mx.io.LibSVMIter(data_libsvm=files['seven.t'], data_shape=(3,), batch_size=1,
