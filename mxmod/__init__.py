@@ -11,9 +11,11 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  #
 from . import ops as _ops  # noqa: F401
 from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
+from .out_of_scope import install_finder as _install_out_of_scope_finder
 
 _quiet_library_loggers()  # numba's and other libraries' DEBUG lines stay out of the user's log
 _quiet_float_warnings()   # inf/nan from operators come silently, as in MXNet
+_install_out_of_scope_finder()  # `import mxmod.gluon.data` raises what mx.gluon.data raises
 
 __version__ = '1.9.1'
 
