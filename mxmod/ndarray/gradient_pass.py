@@ -2,6 +2,8 @@
 of variables, walking recorded nodes newest first (a node's inputs are always older than it)."""
 from ..base import MXNetError
 from ..context import device_scope, xp_of
+from ..profiler.hooks import run_op
+from ..profiler.state import PROFILER
 from ..sparse_storage import SparseStorage, to_dense, to_stype, stype_of, add_values
 from . import tape
 from .ndarray import NDArray, from_xp
@@ -105,6 +107,10 @@ def _step(node, grads, wanted, useful, captured, create_graph=False):
         if create_graph:
             from .grad_graph import run_node  # pylint: disable=import-outside-toplevel
             in_grads = run_node(node, out_grads, need)
+        elif PROFILER.imperative and node.kind == 'op':
+            # timed as MXNet's profiler shows an autograd backward: '_backward_<op>'
+            in_grads = run_op('_backward_' + node.op.op_name, node.ctx, node.run_backward,
+                              out_grads, need)
         else:
             in_grads = node.run_backward(out_grads, need)
     for entry, grad, needed in zip(node.inputs, in_grads, need):

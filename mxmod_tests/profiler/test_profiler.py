@@ -103,6 +103,27 @@ def test_imperative_operators_and_custom_op_names(tmp_path):
     assert stats['Custom Operator']['ProfAddOne::_plus_scalar']['Count'] == 1
 
 
+def test_autograd_backward_records_backward_operators(tmp_path):
+    # MXNet 1.9.1 (profile_imperative, aggregate_stats) counts an autograd backward of
+    # FullyConnected -> relu -> sum as these operators (its SetValueOp/DeleteVariable are
+    # engine internals without a counterpart here); the gradients are unchanged by profiling
+    x, w = mx.nd.ones((3, 4)), mx.nd.ones((5, 4))
+    for arr in (x, w):
+        arr.attach_grad()
+    with mx.autograd.record():
+        loss = mx.nd.sum(mx.nd.relu(mx.nd.FullyConnected(x, w, num_hidden=5, no_bias=True)))
+    path = _start(tmp_path, profile_all=False, profile_imperative=True, aggregate_stats=True)
+    loss.backward()
+    stats = json.loads(mx.profiler.dumps(format='json'))['Time']['operator']
+    events, _, _ = _finish(path)
+    assert {k: v['Count'] for k, v in stats.items()} == {
+        '_backward_FullyConnected': 1, '_backward_relu': 1, '_backward_sum': 1}
+    assert names(events, 'operator', CPU0) == ['_backward_sum', '_backward_relu',
+                                               '_backward_FullyConnected']
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((3, 4), 5.0))
+    np.testing.assert_array_equal(w.grad.asnumpy(), np.full((5, 4), 3.0))
+
+
 def test_fit_records_data_kvstore_optimizer_and_steps(tmp_path):
     rng = np.random.RandomState(0)
     train = mx.io.NDArrayIter(rng.randn(40, 5).astype('f'), rng.randint(0, 3, 40).astype('f'), 10)
