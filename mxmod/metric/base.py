@@ -16,6 +16,12 @@ __all__ = ['EvalMetric', 'CompositeEvalMetric', 'CustomMetric', 'check_label_sha
            'create', 'register', 'alias', 'np']
 
 
+def plain_number(value):
+    """A numpy scalar as the Python number it holds: metric values print as they did under MXNet
+    on numpy < 2 (``0.5``, not ``np.float64(0.5)``); other values are returned unchanged."""
+    return value.item() if isinstance(value, numpy.generic) else value
+
+
 def to_host(array):
     """Return a numpy array for an NDArray (copied to the host) or an array-like."""
     if isinstance(array, NDArray):
@@ -163,7 +169,7 @@ class EvalMetric(object):
         """Return ``(name, value)`` of the local tally (value is nan before any update)."""
         if self.num_inst == 0:
             return (self.name, float('nan'))
-        return (self.name, self.sum_metric / self.num_inst)
+        return (self.name, plain_number(self.sum_metric / self.num_inst))
 
     def get_global(self):
         """Return ``(name, value)`` of the global tally (the local one without global stats)."""
@@ -171,7 +177,7 @@ class EvalMetric(object):
             return self.get()
         if self.global_num_inst == 0:
             return (self.name, float('nan'))
-        return (self.name, self.global_sum_metric / self.global_num_inst)
+        return (self.name, plain_number(self.global_sum_metric / self.global_num_inst))
 
     def get_name_value(self):
         """Return the local result as a list of ``(name, value)`` pairs."""

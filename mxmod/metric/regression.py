@@ -4,7 +4,7 @@ MAE/MSE/RMSE add one batch mean per (label, prediction) pair, as MXNet does: wit
 devices (one pair per device) the result is the mean of the per-device means."""
 import numpy
 
-from .base import EvalMetric, register, alias, check_label_shapes, to_host
+from .base import EvalMetric, register, alias, check_label_shapes, to_host, plain_number
 
 __all__ = ['MAE', 'MSE', 'RMSE', 'PearsonCorrelation']
 
@@ -172,10 +172,10 @@ class PearsonCorrelation(EvalMetric):
         """Return ``(name, correlation)`` of the local tally."""
         if self.num_inst == 0 or self.average == 'macro':
             return super(PearsonCorrelation, self).get()
-        return (self.name, self._local.pearsonr())
+        return (self.name, plain_number(self._local.pearsonr()))
 
     def get_global(self):
         """Return ``(name, correlation)`` of the global tally."""
         if self.global_num_inst == 0 or self.average == 'macro':
             return super(PearsonCorrelation, self).get_global()
-        return (self.name, self._global.pearsonr())
+        return (self.name, plain_number(self._global.pearsonr()))

@@ -189,3 +189,21 @@ def test_invalid_arguments_raise():
         mx.metric.F1().update([mx.nd.array([0, 1, 2])], [mx.nd.ones((3, 3))])
     with pytest.raises(ValueError, match='labels'):
         mx.metric.CrossEntropy().update([mx.nd.array([0, 1, 2])], [mx.nd.ones((2, 3))])
+
+
+@pytest.mark.parametrize('name,kwargs', [('f1', {}), ('f1', {'average': 'micro'}),
+                                         ('mcc', {'average': 'micro'}),
+                                         ('pearsonr', {'average': 'micro'}), ('acc', {})])
+def test_values_print_as_mxnet_printed_them(name, kwargs):
+    # MXNet 1.9.1 (numpy < 2) printed f1.get() as ('f1', 0.6666666666666666), as the logistic
+    # regression tutorial prints it; a numpy scalar would print as np.float64(0.66...) on numpy 2
+    label = mx.nd.array([0, 1, 1, 0])
+    pred = mx.nd.array([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4], [0.9, 0.1]])
+    metric = mx.metric.create(name, **kwargs)
+    metric.update([label], [pred[:, 1] if name == 'pearsonr' else pred])
+    want = {'f1': 0.6666666666666666, 'mcc': 0.5773502691896258, 'pearsonr': 0.7844645354948087,
+            'acc': 0.75}[name]
+    for got in (metric.get(), metric.get_global(), metric.get_name_value()[0]):
+        assert type(got[1]) is float, got  # pylint: disable=unidiomatic-typecheck
+        assert math.isclose(got[1], want, rel_tol=1e-12), got
+        assert repr(got) == '(%r, %r)' % (got[0], float(got[1]))
