@@ -38,7 +38,8 @@ import numpy as np
 from ..base import MXNetError
 from ..kvstore.bucketing import ENV_BUCKET_MB, bucket_bytes
 
-__all__ = ['ENV_OVERLAP', 'overlap_mode', 'overlap_enabled', 'fit_step', 'backward_may_overlap', 'CommChannel', 'channel_for', 'plan_buckets',
+__all__ = ['ENV_OVERLAP', 'overlap_mode', 'overlap_enabled', 'fit_step', 'backward_may_overlap',
+           'CommChannel', 'channel_for', 'plan_buckets',
            'GradientExchange']
 
 ENV_OVERLAP = 'MXMOD_OVERLAP_COMM'
@@ -193,8 +194,11 @@ def plan_buckets(order, nbytes, limit, tail=None):
     join a full bucket, up to ``limit / 8`` bytes over it, rather than start one.
 
     The names at the end of ``order`` (backward finishes them last, so their communication is
-    what remains after backward) go into a last bucket of at most ``tail`` bytes (default a
-    quarter of ``limit``), which keeps that remainder short.
+    what remains after backward) go into buckets that shrink towards the end: the last holds at
+    most ``tail`` bytes (default a sixteenth of ``limit``), the one before twice that, and so on
+    up to ``limit``. The gradients of the first layers, small but finished one after another
+    while backward computes the large first activations, then travel as they come, and what
+    is left after backward is the last few.
 
     Parameters
     ----------
@@ -207,11 +211,15 @@ def plan_buckets(order, nbytes, limit, tail=None):
     -------
     list of list of str
     """
-    tail = limit // 4 if tail is None else tail
-    cut, size = len(order), 0
-    while cut > 0 and (cut == len(order) or size + nbytes[order[cut - 1]] <= tail):
-        cut -= 1
-        size += nbytes[order[cut]]
+    tail = limit // 16 if tail is None else tail
+    cut, ending, cap = len(order), [], tail
+    while cut > 0 and cap < limit:
+        start, size = cut - 1, nbytes[order[cut - 1]]      # a bucket takes at least one name
+        while start > 0 and size + nbytes[order[start - 1]] <= cap:
+            start -= 1
+            size += nbytes[order[start]]
+        ending.insert(0, list(order[start:cut]))
+        cut, cap = start, max(2 * cap, 1)
     buckets, current, size, extra = [], [], 0, 0
     for name in order[:cut]:
         if current and size + nbytes[name] > limit:
@@ -228,9 +236,7 @@ def plan_buckets(order, nbytes, limit, tail=None):
         size += nbytes[name]
     if current:
         buckets.append(current)
-    if cut < len(order):
-        buckets.append(list(order[cut:]))
-    return buckets
+    return buckets + ending
 
 
 def _stype(arr):

@@ -172,24 +172,31 @@ def test_dist_bit_identical_under_emulated_network(tmp_path, workers, extra, env
                 np.testing.assert_array_equal(on[0][name], on[rank][name], err_msg=name)
 
 
-def test_bucket_plan_keeps_backward_order_and_a_short_last_bucket():
-    """Buckets follow backward order, hold at most `limit` bytes (a larger gradient alone), and
-    the gradients backward finishes last go into a last bucket of at most a quarter of that."""
+def test_bucket_plan_keeps_backward_order_and_shrinks_towards_the_end():
+    """Buckets follow backward order and hold at most `limit` bytes (a larger gradient alone);
+    the gradients backward finishes last go into buckets that halve towards the end, the last
+    at most `tail` bytes (a sixteenth of the limit by default)."""
     from mxmod.module.overlap import plan_buckets
     sizes = dict(fc3=40, fc2=100, fc1=30, fc0=20, conv1=6, conv0=3)
     order = list(sizes)
-    plan = plan_buckets(order, sizes, 60)
+    plan = plan_buckets(order, sizes, 60, tail=10)
     assert [n for b in plan for n in b] == order
-    assert plan == [['fc3'], ['fc2'], ['fc1', 'fc0'], ['conv1', 'conv0']]
+    # from the end: at most 10 bytes, then 20, 40 (a larger one alone), then the 60-byte limit
+    assert plan == [['fc3'], ['fc2'], ['fc1'], ['fc0'], ['conv1', 'conv0']]
     assert all(sum(sizes[n] for n in b) <= 60 for b in plan if len(b) > 1)
     assert plan_buckets(['a', 'b'], dict(a=5, b=50), 20) == [['a'], ['b']]
     assert plan_buckets(order, sizes, 60, tail=0)[-1] == ['conv0']
+    many = {'g%02d' % i: 10 for i in range(40)}
+    plan = plan_buckets(sorted(many), many, 160, tail=10)
+    # 1, 2, 4, 8 names from the end; the 25 before by the limit (small ones ride along)
+    assert [sum(many[n] for n in b) for b in plan] == [180, 70, 80, 40, 20, 10]
+    assert [n for b in plan for n in b] == sorted(many)
     # a bias rides along with its (oversized) weight instead of paying a collective of its own,
     # up to limit / 8 bytes of riders; a larger one starts a bucket
     sizes = dict(w1=100, b1=3, w0=50, b0=3, big=40)
-    assert plan_buckets(list(sizes), sizes, 64, tail=0) == [['w1', 'b1'], ['w0', 'b0'], ['big']]
+    assert plan_buckets(list(sizes), sizes, 64, tail=64) == [['w1', 'b1'], ['w0', 'b0'], ['big']]
     sizes = dict(w1=100, b1=4, c1=4, d1=4, w0=10)
-    assert plan_buckets(list(sizes), sizes, 64, tail=0) == [['w1', 'b1', 'c1'], ['d1'], ['w0']]
+    assert plan_buckets(list(sizes), sizes, 64, tail=64) == [['w1', 'b1', 'c1'], ['d1', 'w0']]
 
 
 def _manual(monkeypatch, flag, edit, on_kvstore, update=True, twice=False):
