@@ -11,8 +11,6 @@ Only the executed plan changes: the Symbol, its JSON, outputs, internals, argume
 arrays stay as they are. Anything that does not match exactly runs as before, and so does the whole
 graph with a monitor callback, the symbolic profiler, MXMOD_CHECK_NUMERICS, mirroring, several
 devices, a non-CPU device or sparse storage. MXMOD_FUSE_RNN=0 turns the fusion off."""
-import copy
-import heapq
 import os
 
 import numpy as np
@@ -21,6 +19,7 @@ from ..context import xp_of
 from . import numerics
 from .lstm_kernel import FusedLSTM
 from .plan import Step, mirror_enabled
+from .plan_edit import copy_step, ordered_plan
 
 _GATES = ('sigmoid', 'sigmoid', 'tanh', 'sigmoid')       # LSTMCell's i, f, g, o
 
@@ -311,46 +310,7 @@ def _rewrite(plan, g, chains):
         fused.append((first, step))
         for m in members:
             member_of[m] = step
-    nodes = [(s.index, _copy_step(s)) for s in plan.steps if id(s) not in member_of] + fused
-    made_by = {}
-    for key, step in nodes:
-        for s in step.outputs:
-            made_by[s] = key
-    sources = set(plan.arg_slots) | set(plan.aux_slots) | set(made_by)
-    if any(s not in sources for _, step in nodes for s in step.inputs + step.aux) or \
-            any(s not in sources for s in plan.head_slots):
-        return None             # a value the rewritten plan would not compute
-    waiting, readers = {}, {}
-    for key, step in nodes:
-        deps = {made_by[s] for s in step.inputs + step.aux if s in made_by} - {key}
-        waiting[key] = len(deps)
-        for d in deps:
-            readers.setdefault(d, []).append(key)
-    by_key = dict(nodes)
-    ready = [k for k, n in waiting.items() if n == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        key = heapq.heappop(ready)
-        order.append(by_key[key])
-        for r in readers.get(key, ()):
-            waiting[r] -= 1
-            if waiting[r] == 0:
-                heapq.heappush(ready, r)
-    if len(order) != len(nodes):
-        return None
-    new = copy.copy(plan)
-    new.steps = order
-    new.producer = {}
-    for index, step in enumerate(order):
-        step.index = index
-        for s in step.outputs:
-            new.producer[s] = step
-    return new
+    nodes = [(s.index, copy_step(s)) for s in plan.steps if id(s) not in member_of] + fused
+    return ordered_plan(plan, nodes)
 
 
-def _copy_step(step):
-    """A fresh Step for the rewritten plan (the original plan's steps stay as they are)."""
-    new = Step(step.node, step.index)
-    new.inputs, new.outputs, new.aux = list(step.inputs), list(step.outputs), list(step.aux)
-    return new

@@ -80,28 +80,38 @@ class PlanEdit(object):
     def build(self):
         """The rewritten plan, or None when its steps cannot be ordered (a cycle) or an input or
         head would not be computed."""
-        nodes = [((s.index, 0, 0), _copy_step(s)) for s in self.plan.steps
+        nodes = [((s.index, 0, 0), copy_step(s)) for s in self.plan.steps
                  if id(s) not in self.removed] + self.added
-        made_by = {}
-        for key, step in nodes:
-            for s in step.outputs:
-                made_by[s] = key
-        sources = set(self.plan.arg_slots) | set(self.plan.aux_slots) | set(made_by)
-        if any(s not in sources for _, step in nodes for s in step.inputs + step.aux) or \
-                any(s not in sources for s in self.plan.head_slots):
-            return None
-        order = _topological(nodes, made_by)
-        if order is None:
-            return None
-        new = copy.copy(self.plan)
-        new.steps = order
-        new.slots = self.slots
-        new.producer = {}
-        for index, step in enumerate(order):
-            step.index = index
-            for s in step.outputs:
-                new.producer[s] = step
+        new = ordered_plan(self.plan, nodes)
+        if new is not None:
+            new.slots = self.slots
         return new
+
+
+def ordered_plan(plan, nodes):
+    """A copy of ``plan`` whose steps are those of ``nodes`` ((key, step) pairs: the original
+    steps kept, copied, and new ones), in a topological order that runs the smallest key among
+    the ready steps first, renumbered; None when a step or head reads a value no step makes, or
+    on a cycle."""
+    made_by = {}
+    for key, step in nodes:
+        for s in step.outputs:
+            made_by[s] = key
+    sources = set(plan.arg_slots) | set(plan.aux_slots) | set(made_by)
+    if any(s not in sources for _, step in nodes for s in step.inputs + step.aux) or \
+            any(s not in sources for s in plan.head_slots):
+        return None
+    order = _topological(nodes, made_by)
+    if order is None:
+        return None
+    new = copy.copy(plan)
+    new.steps = order
+    new.producer = {}
+    for index, step in enumerate(order):
+        step.index = index
+        for s in step.outputs:
+            new.producer[s] = step
+    return new
 
 
 def _topological(nodes, made_by):
@@ -127,7 +137,7 @@ def _topological(nodes, made_by):
     return order if len(order) == len(nodes) else None
 
 
-def _copy_step(step):
+def copy_step(step):
     """A fresh Step for the rewritten plan (the original plan's steps stay as they are)."""
     new = Step(step.node, step.index)
     new.inputs, new.outputs, new.aux = list(step.inputs), list(step.outputs), list(step.aux)
