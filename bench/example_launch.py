@@ -14,6 +14,11 @@ Environment (set by run_more_examples.py):
   as ``numpy.frombuffer(...).copy()``.
 - ``EX_NUMPY_ALIASES=1``: ``numpy.int``, ``numpy.float``, ``numpy.bool`` and ``numpy.object``
   (removed in numpy 1.24) as the builtins.
+- ``EX_NUMPY_RESHAPE_ORDER=1``: ``numpy.reshape(a, n, (rows, cols))`` (a shape given as
+  ``order``) reshapes ``a`` in place to ``(n, rows, cols)`` and returns it: example/capsnet's
+  read_data calls it so and discards the result (numpy raises 'order must be str', and its
+  to4d then could not reshape the flat images either); the example's evident intent, applied
+  to both implementations alike.
 - ``EX_TIME_CLOCK=1``: ``time.clock`` (removed in Python 3.8) as ``time.perf_counter``.
 - ``EX_PANDAS_COMPAT=1``: ``DataFrame.as_matrix`` (removed in pandas 1.0) as ``.values`` and
   ``fillna(method='ffill')`` (removed in pandas 3) as ``ffill()``.
@@ -62,6 +67,17 @@ def _patch():
         for name in ('int', 'float', 'bool', 'object'):
             if name not in numpy.__dict__:
                 setattr(numpy, name, getattr(builtins, name))
+    if os.environ.get('EX_NUMPY_RESHAPE_ORDER'):
+        import numpy  # pylint: disable=import-outside-toplevel
+        reshape = numpy.reshape
+
+        def _reshape(a, *args, **kwargs):
+            order = args[1] if len(args) > 1 else kwargs.get('order', 'C')
+            if isinstance(order, str):
+                return reshape(a, *args, **kwargs)
+            a.shape = (args[0],) + tuple(order)
+            return a
+        numpy.reshape = _reshape
     if os.environ.get('EX_TIME_CLOCK'):
         import time  # pylint: disable=import-outside-toplevel
         time.clock = time.perf_counter

@@ -9,6 +9,7 @@ import numpy as np
 
 import example_data
 
+DRIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'example_drivers')
 FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'
 
 Program = collections.namedtuple(
@@ -44,6 +45,10 @@ def _mnist_gz_full(work, ctx):
 
 def _mnist_ubyte_data(work, ctx):
     example_data.mnist_ubyte(os.path.join(work, 'data'), ctx['cache_full'])
+
+
+def _mnist_ubyte_small(work, ctx):
+    example_data.mnist_ubyte(os.path.join(work, 'data'), ctx['cache'])
 
 
 def _electricity(work, ctx):
@@ -207,4 +212,29 @@ PROGRAMS = [
     program('ctc/lstm_ocr_train', 'ctc', 'lstm_ocr_train.py',
             ['fonts', '--cpu', '1', '--num_proc', '2'], data=_ctc, deadline=240,
             flags=('numpy_fromstring',), result=('samples/s', r'Speed: ([0-9.]+) samples/sec')),
+    program('dsd', 'dsd', 'mlp.py',
+            ['--pruning_switch_epoch', '1,2', '--weight_sparsity', '0,50',
+             '--bias_sparsity', '0,30'], data=_mnist_ubyte_data,
+            result=('val. acc.', r'Validation-accuracy=([0-9.]+)'), tol=0.05),
+    program('capsnet', 'capsnet', 'capsulenet.py',
+            ['--devices', 'cpu0', '--num_epoch', '2', '--batch_size', '50'],
+            data=lambda work, ctx: example_data.mnist_gz_subset(work, ctx['cache']),
+            flags=('numpy_fromstring', 'numpy_reshape_order'),
+            broken='MNISTCustomIter never calls NDArrayIter.__init__ (no layout, idx, '
+                   'num_data), written for an older NDArrayIter',
+            result=('val. acc.', r'val acc: ([0-9.]+)'), tol=0.15),
+    # capsnet's network, metric and scheduler (its own capsulenet.py imported), a few batches
+    program('capsnet/batches', 'capsnet', os.path.join(DRIVERS, 'capsnet_batches.py'),
+            ['--batch-size', '10', '--batches', '4'],
+            data=lambda work, ctx: example_data.mnist_gz_subset(work, ctx['cache']),
+            result=('final loss', r'final loss ([0-9.e-]+)'), tol=1e-4),
+    program('numpy-ops/custom_softmax', 'numpy-ops', 'custom_softmax.py',
+            data=_mnist_ubyte_small, flags=('numpy_aliases',),
+            result=('val. acc.', r'Validation-accuracy=([0-9.]+)'), tol=0.05),
+    # its second (CSR) half assigns a CSRNDArray gradient into the dense in_grad, which MXNet
+    # 1.9.1's NDArray.__setitem__ rejects (TypeError) and mxmod accepts (as a dense copy)
+    program('numpy-ops/custom_sparse_sqr', 'numpy-ops', 'custom_sparse_sqr.py'),
+    program('numpy-ops/weighted_logistic_regression', 'numpy-ops',
+            'weighted_logistic_regression.py',
+            result=('LR grad[0,0]', r'^\[\[\s*(-?[0-9.e-]+)'), tol=1e-5),
 ]
