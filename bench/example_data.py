@@ -269,3 +269,24 @@ def mnist_gz_subset(folder, cache, train=1000, test=200):
             header = raw[:4] + struct.pack('>I', count) + raw[8:head]
             with gzip.open(os.path.join(folder, name), 'wb') as out:
                 out.write(header + raw[head:head + count * item])
+
+
+def ncf_ratings(folder, rng, users=200, items=300, per_user=15, negatives=49):
+    """data/ml-20m/{train-ratings,test-ratings,test-negative}.csv as the NCF example's convert.py
+    writes them (tab-separated user, item, rating; one held-out rating per user; that user's
+    ``negatives`` unrated items): each user rates the items nearest to it in a 4-d taste space
+    (example/neural_collaborative_filtering)."""
+    path = os.path.join(folder, 'data', 'ml-20m')
+    os.makedirs(path, exist_ok=True)
+    taste_u, taste_i = rng.normal(size=(users, 4)), rng.normal(size=(items, 4))
+    with open(os.path.join(path, 'train-ratings.csv'), 'w') as train, \
+            open(os.path.join(path, 'test-ratings.csv'), 'w') as test, \
+            open(os.path.join(path, 'test-negative.csv'), 'w') as negs:
+        for user in range(users):
+            score = taste_i @ taste_u[user] + rng.normal(0, 0.5, items)
+            rated = np.argsort(-score)[:per_user + 1]
+            for item in rated[1:]:
+                train.write('%d\t%d\t1\n' % (user, item))
+            test.write('%d\t%d\t1\n' % (user, rated[0]))
+            unrated = np.setdiff1d(np.arange(items), rated)
+            negs.write('\t'.join(str(i) for i in rng.choice(unrated, negatives, False)) + '\n')

@@ -237,4 +237,11 @@ PROGRAMS = [
     program('numpy-ops/weighted_logistic_regression', 'numpy-ops',
             'weighted_logistic_regression.py',
             result=('LR grad[0,0]', r'^\[\[\s*(-?[0-9.e-]+)'), tol=1e-5),
+    # train.py's loop and network (core/model.py, core/evaluate.py); batches drawn by numpy, as
+    # train.py's gluon DataLoader is outside mxmod's scope
+    program('neural_collaborative_filtering/train', 'neural_collaborative_filtering',
+            os.path.join(DRIVERS, 'ncf_train.py'), ['--epoch', '2', '--batch-size', '256'],
+            data=lambda work, ctx: example_data.ncf_ratings(work, _rng()),
+            outputs=('model/neumf-0001.params',),
+            result=('HR@10', r'HR = ([0-9.]+)'), tol=0.02),
 ]
