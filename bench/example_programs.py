@@ -244,4 +244,10 @@ PROGRAMS = [
             data=lambda work, ctx: example_data.ncf_ratings(work, _rng()),
             outputs=('model/neumf-0001.params',),
             result=('HR@10', r'HR = ([0-9.]+)'), tol=0.02),
+    # VAE_example.ipynb's steps as a script (fewer images and epochs), with VAE.py's class
+    program('autoencoder/variational_autoencoder', 'autoencoder',
+            os.path.join(DRIVERS, 'vae_notebook.py'), ['--epochs', '2', '--class-epochs', '2'],
+            cwd='variational_autoencoder',
+            data=lambda work, ctx: example_data.mnist_gz_subset(work, ctx['cache'], 2000, 500),
+            result=('test BCE', r'test reconstruction BCE ([0-9.]+)'), tol=0.5),
 ]
