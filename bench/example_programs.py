@@ -250,4 +250,9 @@ PROGRAMS = [
             cwd='variational_autoencoder',
             data=lambda work, ctx: example_data.mnist_gz_subset(work, ctx['cache'], 2000, 500),
             result=('test BCE', r'test reconstruction BCE ([0-9.]+)'), tol=0.5),
+    # multi-task-learning.ipynb as a script; numpy batches for its gluon.data (outside scope);
+    # its ReLU bottleneck dies at some seeds on both implementations: compare with --seeds 6
+    program('multi-task', 'multi-task', os.path.join(DRIVERS, 'multitask_notebook.py'),
+            ['--epochs', '2'], data=_mnist_gz,
+            result=('test digit acc.', r"Testing Accuracies \(\('digits', ([0-9.]+)"), tol=0.03),
 ]
