@@ -238,12 +238,12 @@ PROGRAMS = [
             'weighted_logistic_regression.py',
             result=('LR grad[0,0]', r'^\[\[\s*(-?[0-9.e-]+)'), tol=1e-5),
     # train.py's loop and network (core/model.py, core/evaluate.py); batches drawn by numpy, as
-    # train.py's gluon DataLoader is outside mxmod's scope
+    # train.py's gluon DataLoader is outside mxmod's scope; then model_optimizer.py's fused model
     program('neural_collaborative_filtering/train', 'neural_collaborative_filtering',
             os.path.join(DRIVERS, 'ncf_train.py'), ['--epoch', '2', '--batch-size', '256'],
             data=lambda work, ctx: example_data.ncf_ratings(work, _rng()),
             outputs=('model/neumf-0001.params',),
-            result=('HR@10', r'HR = ([0-9.]+)'), tol=0.02),
+            result=('HR@10 (fused model)', r'Optimized model: HR = ([0-9.]+)'), tol=0.02),
     # VAE_example.ipynb's steps as a script (fewer images and epochs), with VAE.py's class
     program('autoencoder/variational_autoencoder', 'autoencoder',
             os.path.join(DRIVERS, 'vae_notebook.py'), ['--epochs', '2', '--class-epochs', '2'],

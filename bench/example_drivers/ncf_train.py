@@ -7,7 +7,9 @@ batches (each positive rating with ``--num-negative`` random unrated items, shuf
 partial batch dropped), and the parameters, after the example's own initializers ran, are
 overwritten with numpy draws, so that both implementations start alike.
 
-    python ncf_train.py [--batch-size 256] [--epoch 2] [--layers '[64, 32, 16, 8]'] ..."""
+Then model_optimizer.py's fused model of the last epoch is evaluated (see optimized()).
+
+    python ncf_train.py [--batch-size 256] [--epoch 2] [--layers '[64, 64, 32, 16]'] ..."""
 import argparse
 import logging
 import os
@@ -53,7 +55,7 @@ def main():
     ap.add_argument('--eval-batch-size', type=int, default=1000)
     ap.add_argument('--model-type', default='neumf')
     ap.add_argument('--num-negative', type=int, default=4)
-    ap.add_argument('--layers', default='[64, 32, 16, 8]')
+    ap.add_argument('--layers', default='[64, 64, 32, 16]')  # model_optimizer: [0] == [1]
     ap.add_argument('--factor-size-gmf', type=int, default=8)
     ap.add_argument('--learning-rate', type=float, default=0.002)
     ap.add_argument('--epoch', type=int, default=2)
@@ -106,6 +108,43 @@ def main():
         hits, ndcgs = evaluate_model(mod, test, [list(n) for n in negs], 10,
                                      args.eval_batch_size, mx.cpu(), logging)
         print('Iteration %d: HR = %.4f, NDCG = %.4f' % (epoch, np.mean(hits), np.mean(ndcgs)))
+    optimized(args, layers, nb_users, nb_items, test, negs)
+
+
+def optimized(args, layers, nb_users, nb_items, test, negs):
+    """model_optimizer.py's fusion of the last checkpoint (the first MLP layer folded into the
+    user and item embeddings: get_model(opt=True)), saved as <prefix>-opt, loaded and evaluated
+    as ncf.py evaluates a float32 model (ncf.py itself imports mx.contrib.quantization, and
+    model_optimizer.py core/dataset.py's gluon Dataset: outside mxmod's scope)."""
+    prefix, epoch = os.path.join('model', args.model_type), args.epoch - 1
+    net = get_model(args.model_type, layers[0] // 2, args.factor_size_gmf, layers, 1,
+                    nb_users, nb_items, opt=True)
+    raw_params, _ = mx.model.load_params(prefix, epoch)
+    fc_0_left, fc_0_right = mx.nd.split(raw_params['fc_0_weight'], axis=1, num_outputs=2)
+    user_weight_fusion = mx.nd.FullyConnected(
+        data=raw_params['mlp_user_weight'], weight=fc_0_left, bias=raw_params['fc_0_bias'],
+        no_bias=False, num_hidden=layers[0])
+    item_weight_fusion = mx.nd.FullyConnected(
+        data=raw_params['mlp_item_weight'], weight=fc_0_right, no_bias=True,
+        num_hidden=layers[0])
+    opt_params = raw_params
+    del opt_params['mlp_user_weight']
+    del opt_params['mlp_item_weight']
+    del opt_params['fc_0_bias']
+    opt_params['fused_mlp_user_weight'] = user_weight_fusion
+    opt_params['fused_mlp_item_weight'] = item_weight_fusion
+    mx.model.save_checkpoint(prefix + '-opt', epoch, net, opt_params, {})
+    net, arg_params, aux_params = mx.model.load_checkpoint(prefix + '-opt', epoch)
+    mod = mx.module.Module(net, context=mx.cpu(), data_names=['user', 'item'],
+                           label_names=['softmax_label'])
+    bs = args.eval_batch_size
+    mod.bind(for_training=False,
+             data_shapes=[mx.io.DataDesc(name='item', shape=(bs,)),
+                          mx.io.DataDesc(name='user', shape=(bs,))],
+             label_shapes=[mx.io.DataDesc(name='softmax_label', shape=(bs,))])
+    mod.set_params(arg_params, aux_params)
+    hits, ndcgs = evaluate_model(mod, test, [list(n) for n in negs], 10, bs, mx.cpu(), logging)
+    print('Optimized model: HR = %.4f, NDCG = %.4f' % (np.mean(hits), np.mean(ndcgs)))
 
 
 if __name__ == '__main__':
