@@ -20,6 +20,10 @@ download, and print a table: program, arguments, result and wall time on each, s
   the alias and the per-program switches (GPU contexts as CPU ones, removed numpy/pandas/time
   names, ...), identically for both. ``--mxnet-site``: a folder of packages for MXNet's
   interpreter only (OpenCV, which vae-gan and ctc import).
+- Where an example cannot run as it is on either implementation (no main, a notebook, a loader
+  outside mxmod's scope), a script of bench/example_drivers runs in its folder instead: it
+  imports the example's own modules and takes the notebook's or main's steps, shortened; each
+  says what it replaces and why.
 - Programs that train for a fixed, long time are stopped after a deadline, and their last (or
   first) printed result is compared.
 - Status: ``same`` when both finish and the results lie within the program's tolerance of each
