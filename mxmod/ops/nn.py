@@ -101,9 +101,11 @@ class FullyConnected(Operator):
         if not self.p.no_bias:
             grads.append(_bias_grad(xp, dy, into[2], inputs[2].shape) if need[2] else None)
         if octx.grad_ready is not None and need[0]:
-            octx.grad_ready(1)
-            if not self.p.no_bias:
-                octx.grad_ready(2)
+            # only a gradient written into its array is final here (a new array, e.g. cupy's
+            # bias sum, is written by the executor after the step)
+            for i in range(1, len(grads)):
+                if grads[i] is not None and grads[i] is into[i]:
+                    octx.grad_ready(i)
         if need[0]:
             grads[0] = _matmul(xp, dy, w, into[0], x.shape)
         return grads

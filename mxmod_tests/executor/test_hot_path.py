@@ -157,3 +157,32 @@ def test_fully_connected_reports_its_weight_gradient_before_the_data_gradient():
     # b's weight is reported before b computes the data gradient of shape (4, 6)
     order = [e[1] if e[0] == 'ready' else e[1] for e in last_pass]
     assert order.index(('b_weight',)) < order.index((4, 6)), order
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_gradients_reported_early_hold_their_final_values(dtype):
+    """A gradient reported during its step (grad_ready) is already in its array: in float64 the
+    bias gradient is a new array the executor writes after the step, so it is reported then,
+    not early (an overlapped reduction would otherwise read the previous pass's gradient)."""
+    data = mx.sym.var('data')
+    net = mx.sym.FullyConnected(data, num_hidden=6, name='a')
+    net = mx.sym.FullyConnected(mx.sym.relu(net), num_hidden=3, name='b')
+    sym = mx.sym.SoftmaxOutput(net, name='sm')
+    exe = sym.simple_bind(ctx=mx.cpu(), data=(4, 5), type_dict={'data': dtype})
+    rs = np.random.RandomState(0)
+    for name, arr in exe.arg_dict.items():
+        arr[:] = rs.randint(0, 3, arr.shape) if name == 'sm_label' else rs.randn(*arr.shape)
+    seen = {}
+
+    def hook(names):
+        for name in names or ():
+            seen[name] = exe.grad_dict[name].asnumpy().copy()
+    exe.set_grad_ready_hook(hook)
+    for step in range(3):
+        exe.arg_dict['data'][:] = rs.randn(4, 5)
+        seen.clear()
+        exe.forward(is_train=True)
+        exe.backward()
+        assert sorted(seen) == sorted(exe.grad_dict)
+        for name, value in seen.items():
+            np.testing.assert_array_equal(value, exe.grad_dict[name].asnumpy(), err_msg=name)
