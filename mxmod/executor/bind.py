@@ -241,7 +241,9 @@ def _shared_arrays(shared_exec, shared_arg_names):
     if shared_exec is None:
         return {}
     names = shared_arg_names if shared_arg_names is not None else []
-    args, grads = shared_exec.arg_dict, shared_exec.grad_dict
+    args = shared_exec.arg_dict
+    grads = {n: g for n, g in zip(shared_exec._plan.arg_names, shared_exec._grad_list)
+             if g is not None}
     return {n: (args[n], grads.get(n)) for n in names if n in args}
 
 
@@ -310,7 +312,7 @@ def reshape(exe, partial_shaping, allow_up_sizing, shapes):
     slot_shapes, slot_types, _ = _slot_info(new_plan, shapes,
                                          {n: np.dtype(a.dtype).name for n, a in exe.arg_dict.items()})
     args, grads, auxs = [], [], []
-    for name, slot, arr, garr in zip(plan.arg_names, new_plan.arg_slots, exe.arg_arrays, exe.grad_arrays):
+    for name, slot, arr, garr in zip(plan.arg_names, new_plan.arg_slots, exe.arg_arrays, exe._grad_list):
         new_shape = slot_shapes[slot]
         if unknown(new_shape):
             raise MXNetError('reshape: cannot infer the new shape of %r' % name)

@@ -36,7 +36,7 @@ class Executor(ExecutorSetup, ExecutorUtilities):
         self._ctx = ctx
         self._plan = plan
         self._group2ctx = group2ctx or {}
-        self.arg_arrays, self.grad_arrays, self.aux_arrays, shapes, dtypes = arrays
+        self.arg_arrays, self._grad_list, self.aux_arrays, shapes, dtypes = arrays
         self._grad_req = grad_req
         self._shapes, self._dtypes = shapes, dtypes
         self._monitor = None
@@ -187,7 +187,7 @@ class Executor(ExecutorSetup, ExecutorUtilities):
         if not self._backward_steps:
             return
         if getattr(self, '_deferred', None) is not None:
-            defer_error([g for g in self.grad_arrays if g is not None], self._deferred)
+            defer_error([g for g in self._grad_list if g is not None], self._deferred)
             return
         self._values_for_backward()
         if self._reported:

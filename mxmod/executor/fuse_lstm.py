@@ -56,7 +56,7 @@ def unfuse(exe):
         return
     hook, names = exe._grad_hook, getattr(exe, '_slot_names', None)
     exe.__init__(exe._symbol, exe._ctx, exe._unfused_plan,
-                 (exe.arg_arrays, exe.grad_arrays, exe.aux_arrays, exe._shapes, exe._dtypes),
+                 (exe.arg_arrays, exe._grad_list, exe.aux_arrays, exe._shapes, exe._dtypes),
                  exe._grad_req, exe._group2ctx, exe._mirror, exe.outputs, exe._optimized,
                  fuse=False)
     exe._grad_hook = hook

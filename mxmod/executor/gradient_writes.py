@@ -8,7 +8,7 @@ def plan(exe):
     """Set ``exe._grads_final`` (per backward step, the (slot, req, array) targets finished after
     it), ``exe._grads_untouched`` (targets no step reaches) and the steps' ``grad_out`` arrays."""
     targets = {slot: (slot, req, g) for slot, req, g in
-               zip(exe._plan.arg_slots, exe._grad_req, exe.grad_arrays)
+               zip(exe._plan.arg_slots, exe._grad_req, exe._grad_list)
                if req != 'null' and g is not None}
     last, contributions = {}, {}
     for k, step in enumerate(exe._backward_steps):

@@ -50,7 +50,7 @@ class ExecutorSetup(object):
 
     def _prepare_gradients(self, mirror):
         plan = self._plan
-        self._grad_slots = {slot for slot, req, g in zip(plan.arg_slots, self._grad_req, self.grad_arrays)
+        self._grad_slots = {slot for slot, req, g in zip(plan.arg_slots, self._grad_req, self._grad_list)
                             if req != 'null' and g is not None}
         self._backward_steps = plan.mark_gradients(self._grad_slots)
         kept = plan.lifetimes(self._backward_steps, mirror)

@@ -17,6 +17,21 @@ class ExecutorUtilities(object):
         """Argument name -> gradient NDArray (arguments with grad_req 'null' are left out)."""
         return {n: g for n, g in zip(self._plan.arg_names, self.grad_arrays) if g is not None}
 
+    # code that reads the gradient arrays may edit them between backward and a Module's update:
+    # such a Module's user-called backward then leaves the communication to update
+    # (module/overlap.py); mxmod's own code reads _grad_list
+    _grads_read = False
+
+    @property
+    def grad_arrays(self):
+        """The arguments' gradient NDArrays, in argument order (None where grad_req is 'null')."""
+        self._grads_read = True
+        return self._grad_list
+
+    @grad_arrays.setter
+    def grad_arrays(self, value):
+        self._grad_list = value
+
     @property
     def aux_dict(self):
         """Auxiliary state name -> NDArray."""

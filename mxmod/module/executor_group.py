@@ -120,6 +120,9 @@ class DataParallelExecutorGroup(object):
                                           self.fixed_param_names, inputs_need_grad)
         self.shared_data_arrays = (shared_group.shared_data_arrays if shared_group is not None
                                    else [{} for _ in contexts])
+        # whether code outside mxmod's modules has read grad_arrays (it may edit them between
+        # backward and update): shared by the groups that share arrays (a BucketingModule's)
+        self._grads_read = shared_group._grads_read if shared_group is not None else [False]
         self.batch_size = None
         self.slices = None
         self.execs = []
@@ -134,6 +137,27 @@ class DataParallelExecutorGroup(object):
         self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr('__layout__'))
                                for i in range(self.num_outputs)]
         self.bind_exec(data_shapes, label_shapes, shared_group)
+
+    @property
+    def grad_arrays(self):
+        """The parameters' gradients, one list per parameter with one array per device. Reading
+        them (code that may edit them before ``update``) keeps a backward the user calls from
+        starting the gradient communication early (module/overlap.py); mxmod's own code reads
+        ``_grad_arrays``."""
+        self._grads_read[0] = True
+        return self._grad_arrays
+
+    @grad_arrays.setter
+    def grad_arrays(self, value):
+        self._grad_arrays = value
+
+    @property
+    def grads_read(self):
+        """True once code outside mxmod's modules has read ``grad_arrays`` (this group's or an
+        executor's)."""
+        if not self._grads_read[0] and any(e._grads_read for e in self.execs):
+            self._grads_read[0] = True
+        return self._grads_read[0]
 
     # ---- binding -----------------------------------------------------------------
     def decide_slices(self, data_shapes):
@@ -235,11 +259,11 @@ class DataParallelExecutorGroup(object):
              for d in self.label_shapes]
         param_idx = [i for i, name in enumerate(self.arg_names) if name in self.param_names]
         self.param_arrays = [[e.arg_arrays[i] for e in execs] for i in param_idx]
-        self.grad_arrays = [[e.grad_arrays[i] for e in execs] for i in param_idx] \
+        self.grad_arrays = [[e._grad_list[i] for e in execs] for i in param_idx] \
             if self.for_training else None
         self.input_grad_arrays = None
         if self.inputs_need_grad:
-            self.input_grad_arrays = [[e.grad_arrays[self.arg_names.index(d.name)] for e in execs]
+            self.input_grad_arrays = [[e._grad_list[self.arg_names.index(d.name)] for e in execs]
                                       for d in self.data_shapes if d.name in self.arg_names]
         self.aux_arrays = [[e.aux_arrays[i] for e in execs] for i in range(len(self.aux_names))]
         self._single = _single_cpu(self)

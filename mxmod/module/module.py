@@ -260,6 +260,7 @@ class Module(ParamsMixin, OptimizerMixin, BaseModule):
         per-device batches."""
         self._require('forward')
         self._drain_comm()
+        self._note_forward()
         data_batch = param_checks.checked_batch(data_batch, self._data_names,
                                                 len(self._label_shapes or []))
         new_shapes = _batch_data_shapes(data_batch)
@@ -295,8 +296,12 @@ class Module(ParamsMixin, OptimizerMixin, BaseModule):
         """Backward computation (``out_grads`` for outputs that are not losses)."""
         self._require('backward')
         self._check_labels_fed()
+        self._note_backward()
         exchange = self._exchange_for_backward()
         if exchange is None:
+            started = getattr(self, '_grad_exchange', None)
+            if started is not None:
+                started.cancel()
             self._exec_group.backward(out_grads=out_grads)
             return
         exchange.begin_backward()

@@ -6,7 +6,7 @@ from .. import optimizer as opt
 from ..base import MXNetError, write_file_atomic
 from .kvstore_helpers import (per_device_lists, _create_kvstore, _initialize_kvstore,
                               _update_params, _update_params_on_kvstore)
-from .overlap import GradientExchange, backward_may_overlap
+from .overlap import USER_STEPS, GradientExchange, backward_may_overlap, in_fit_step
 from . import checkpointing
 
 __all__ = ['OptimizerMixin']
@@ -121,6 +121,7 @@ class OptimizerMixin(object):
         """Apply the optimizer to every parameter using the gradients of the last backward."""
         self._require('update', optimizer=True)
         self._params_dirty = True
+        self._note_update()
         group = self._exec_group
         if not self._kvstore and not self._update_on_kvstore:
             # the local updater over every device's (index, gradient, weight) lists, as
@@ -128,13 +129,13 @@ class OptimizerMixin(object):
             lists = self._local_update_lists
             num_device = len(self._context)
             if lists is None or lists[0] is not group.param_arrays or \
-                    lists[1] is not group.grad_arrays or lists[2] != num_device:
+                    lists[1] is not group._grad_arrays or lists[2] != num_device:
                 forget = getattr(self._updater, 'forget', None)
                 if lists is not None and forget is not None:
                     forget(entry[0] for entry in lists[3])  # the last bind's: not kept alive
                 lists = self._local_update_lists = (
-                    group.param_arrays, group.grad_arrays, num_device,
-                    per_device_lists(group.param_arrays, group.grad_arrays, num_device))
+                    group.param_arrays, group._grad_arrays, num_device,
+                    per_device_lists(group.param_arrays, group._grad_arrays, num_device))
             updater = self._updater
             for indices, grads, weights in lists[3]:
                 # the same tuples every step: the updater repeats its checked fused update
@@ -142,10 +143,10 @@ class OptimizerMixin(object):
             return
         exchange = self._exchange()
         if self._update_on_kvstore:
-            _update_params_on_kvstore(group.param_arrays, group.grad_arrays, self._kvstore,
+            _update_params_on_kvstore(group.param_arrays, group._grad_arrays, self._kvstore,
                                       group.param_names, exchange=exchange)
         else:
-            _update_params(group.param_arrays, group.grad_arrays, updater=self._updater,
+            _update_params(group.param_arrays, group._grad_arrays, updater=self._updater,
                            num_device=len(self._context), kvstore=self._kvstore,
                            param_names=group.param_names, exchange=exchange)
 
@@ -162,11 +163,49 @@ class OptimizerMixin(object):
         return exchange
 
     def _exchange_for_backward(self):
-        """The exchange when backward should start the gradient communication, else None."""
-        if not self.optimizer_initialized or not backward_may_overlap():
+        """The exchange when backward should start the gradient communication, else None (see
+        module/overlap.py: fit's steps; a backward the user calls once this module's steps
+        have shown it goes straight to update)."""
+        if not self.optimizer_initialized:
             return None
-        exchange = self._exchange()
-        return exchange if exchange is not None and exchange.overlap else None
+        when = backward_may_overlap()
+        if when == 'user' and not self._user_steps_overlap():
+            return None
+        exchange = self._exchange() if when else None
+        if exchange is None or not exchange.overlap:
+            return None
+        # a user's backward: the new weights reach the parameters only in update
+        exchange.defer_pull = when == 'user'
+        return exchange
+
+    # ---- the user's own steps (see module/overlap.py) ------------------------------------
+    _awaiting_update = False
+    _plain_steps = 0
+
+    def _note_forward(self):
+        """A forward while a backward still waits for its update: the user's steps are not
+        backward-then-update (a second batch's gradients added, input gradients only)."""
+        if self._awaiting_update:
+            self._plain_steps = None
+
+    def _note_backward(self):
+        if self._awaiting_update:
+            self._plain_steps = None
+        self._awaiting_update = 'fit' if in_fit_step() else 'user'
+
+    def _note_update(self):
+        """Count the user's own steps (fit's do not tell how the user's code will go on)."""
+        if self._awaiting_update == 'user' and self._plain_steps is not None:
+            self._plain_steps += 1
+        self._awaiting_update = False
+
+    def _user_steps_overlap(self):
+        """Whether a backward the user calls may overlap: this module's steps so far were each
+        one backward then one update (at least USER_STEPS of them, nothing in between), and
+        no code outside mxmod's modules has read the gradient arrays."""
+        group = self._exec_group
+        return (self._plain_steps is not None and self._plain_steps >= USER_STEPS
+                and group is not None and not group.grads_read)
 
     def _drain_comm(self):
         """Wait for gradient communication still in flight (raises its error, if any)."""

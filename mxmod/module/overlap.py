@@ -13,14 +13,23 @@ backward has ended: a step that reported its weight gradient early (FullyConnect
 ``OpContext.grad_ready``) still reads the weight.
 
 When it overlaps: communication started during backward must give what ``update`` would have
-given from the arrays as they are when it is called. mxmod knows that only in the steps it runs
-itself: by default (``MXMOD_OVERLAP_COMM`` unset) the backward passes of ``fit``'s training steps
-overlap (``forward_backward`` then ``update`` at once, on mxmod's own module classes), and a
-backward the user calls does not: code that edits the gradients before ``update`` (clipping by
-hand, adding the gradients of a second batch), a backward never followed by an update (input
-gradients of a trained model) or two backwards before one update then behave as in MXNet.
-``MXMOD_OVERLAP_COMM=1`` overlaps every backward of a module with a kvstore (for loops that call
-``update`` right after each backward); ``0`` never.
+given from the arrays as they are when it is called (MXNet's engine orders the user's edits of
+the gradients before the pushes of ``update``). So by default (``MXMOD_OVERLAP_COMM`` unset):
+
+- the backward passes of ``fit``'s training steps overlap (``forward_backward`` then ``update``
+  at once, on mxmod's own module classes: a subclass overriding one may edit in between);
+- a backward the user calls overlaps only once the module's own steps have shown that it goes
+  straight to ``update``: ``USER_STEPS`` user steps of one backward then one update with
+  nothing in between, and no code outside mxmod's modules has read the gradient arrays (the
+  executor group's ``grad_arrays``, an executor's ``grad_arrays`` or ``grad_dict``). A loop
+  that edits the gradients (clipping by hand, adding a second batch's), runs two backwards
+  per update or a backward without update (input gradients) never overlaps, and behaves as in
+  MXNet. With ``update_on_kvstore`` such a backward's new weights reach the parameters only in
+  ``update``, so a backward without update leaves them; a loop that first reads the gradients
+  after its first steps may find that step's communication already sent.
+
+``MXMOD_OVERLAP_COMM=1`` overlaps every backward of a module with a kvstore (a loop that
+promises no edits); ``0`` never.
 
 The buckets and the calls are the same with or without overlap, so parameters are bit-identical
 either way. Sparse gradients and ``grad_req='add'`` are reduced in ``update`` as before. With
@@ -38,7 +47,8 @@ import numpy as np
 from ..base import MXNetError
 from ..kvstore.bucketing import ENV_BUCKET_MB, bucket_bytes
 
-__all__ = ['ENV_OVERLAP', 'overlap_mode', 'overlap_enabled', 'fit_step', 'backward_may_overlap',
+__all__ = ['ENV_OVERLAP', 'overlap_mode', 'overlap_enabled', 'fit_step', 'in_fit_step',
+           'backward_may_overlap', 'USER_STEPS',
            'CommChannel', 'channel_for', 'plan_buckets',
            'GradientExchange']
 
@@ -94,10 +104,27 @@ def _own_step(module):
                for name in ('forward_backward', 'forward', 'backward', 'update'))
 
 
+def in_fit_step():
+    """Whether this thread is inside one of fit's training steps (``fit_step``)."""
+    return getattr(_STEP, 'depth', 0) > 0
+
+
+# a backward the user calls may overlap once the module's own steps were this many times one
+# backward then one update, with nothing in between
+USER_STEPS = 2
+
+
 def backward_may_overlap():
-    """Whether a backward starting now may start the gradient communication."""
+    """How a backward starting now may start the gradient communication: ``'always'``
+    (``MXMOD_OVERLAP_COMM=1``), ``'fit'`` (one of fit's steps), ``'user'`` (a backward the user
+    calls: only once the module has seen that its steps go straight to update) or None
+    (``MXMOD_OVERLAP_COMM=0``)."""
     mode = overlap_mode()
-    return mode == 'on' or (mode == 'fit' and getattr(_STEP, 'depth', 0) > 0)
+    if mode == 'off':
+        return None
+    if mode == 'on':
+        return 'always'
+    return 'fit' if in_fit_step() else 'user'
 
 
 class CommChannel(object):
@@ -264,7 +291,7 @@ class GradientExchange(object):
         self.channel = channel_for(kvstore)
         index = {}
         for i, (name, args, grads) in enumerate(zip(group.param_names, group.param_arrays,
-                                                    group.grad_arrays)):
+                                                    group._grad_arrays)):
             if grads[0] is not None and _stype(grads[0]) == 'default' \
                     and _stype(args[0]) == 'default':
                 index[name] = i
@@ -272,8 +299,8 @@ class GradientExchange(object):
         order, late = group.execs[0].gradient_release_order()
         order = [n for n in order if n in index]
         order += [n for n in group.param_names if n in index and n not in order]
-        nbytes = {n: group.grad_arrays[index[n]][0].size
-                  * np.dtype(group.grad_arrays[index[n]][0].dtype).itemsize for n in order}
+        nbytes = {n: group._grad_arrays[index[n]][0].size
+                  * np.dtype(group._grad_arrays[index[n]][0].dtype).itemsize for n in order}
         self.buckets = plan_buckets(order, nbytes, exchange_bucket_bytes(sum(nbytes.values())))
         self._bucket_of = {n: b for b, names in enumerate(self.buckets) for n in names}
         self._late = set(late) & set(order)
@@ -285,10 +312,11 @@ class GradientExchange(object):
         self._armed = False
         self._left = self._next = self._ended = None
         self.submitted = False
+        self.defer_pull = False     # the new weights reach the parameters in update only
 
     # ---- the buckets' kvstore calls ------------------------------------------
     def _values(self, names, private):
-        grads = [self.group.grad_arrays[self._index[n]] for n in names]
+        grads = [self.group._grad_arrays[self._index[n]] for n in names]
         if self.into_weights:
             return grads, [self.group.param_arrays[self._index[n]] for n in names]
         if not private:
@@ -340,7 +368,10 @@ class GradientExchange(object):
         self._install_hooks()
         ndev = len(self.group.execs)
         with self._lock:
-            self._left = [ndev * len([n for n in b if n not in self._late]) for b in self.buckets]
+            # a bucket holding a gradient backward does not report (final only when backward
+            # ends) waits for the end of backward (one more count, dropped by _release_all)
+            self._left = [ndev * len([n for n in b if n not in self._late])
+                          + (1 if any(n in self._late for n in b) else 0) for b in self.buckets]
             self._next = 0
             self._ended = 0
             self._armed = True
@@ -366,8 +397,15 @@ class GradientExchange(object):
         self._left = [0] * len(self.buckets)
         self._submit_ready()
         self._armed = False
-        if self.into_weights:
+        if self.into_weights and not self.defer_pull:
             self.channel.submit(self._pull_weights, [n for b in self.buckets for n in b])
+
+    def cancel(self):
+        """A backward that does not overlap follows one that did without an update between:
+        what that one started is dropped (its reductions are not the ones update needs)."""
+        if self.submitted:
+            self.channel.drain()
+            self.submitted = False
 
     def end_backward(self):
         """After a backward pass: queue whatever backward did not report (lock-safe)."""
@@ -384,9 +422,11 @@ class GradientExchange(object):
         if self.submitted:
             self.channel.drain()
             self.submitted = False
+            if self.into_weights and self.defer_pull:
+                self._pull_weights()
             if not self.into_weights:
                 for name, bufs in self._bufs.items():
-                    for grad, buf in zip(self.group.grad_arrays[self._index[name]], bufs):
+                    for grad, buf in zip(self.group._grad_arrays[self._index[name]], bufs):
                         buf.copyto(grad)
             return
         self.channel.drain()

@@ -163,7 +163,7 @@ def track_memory(arrays, ctx):
 
 def track_bound_arrays(executor):
     """Count the argument, gradient and auxiliary arrays of a bound executor."""
-    for group in (executor.arg_arrays, executor.grad_arrays, executor.aux_arrays):
+    for group in (executor.arg_arrays, executor._grad_list, executor.aux_arrays):
         for arr in group:
             if arr is not None:
                 track_memory(arr._data, arr.context)  # pylint: disable=protected-access

@@ -288,3 +288,96 @@ def test_overlap_switch_values(monkeypatch):
     monkeypatch.setenv(overlap.ENV_OVERLAP, 'sometimes')
     with pytest.raises(ValueError, match="MXMOD_OVERLAP_COMM='sometimes': expected 0"):
         overlap.overlap_mode()
+
+
+def _user_loop(monkeypatch, flag, on_kvstore, steps=6, edit_from=None, backward_only_at=None,
+               queued=None):
+    """A user's loop on 2 devices (local kvstore): forward_backward then update each step; from
+    step ``edit_from`` on, every executor's gradients are halved first (read through the
+    executors, as Sockeye's norm clipping does); at ``backward_only_at`` a backward without
+    update (the parameters are recorded right after it). Returns (params, recorded)."""
+    monkeypatch.setenv('MXNET_UPDATE_ON_KVSTORE', on_kvstore)
+    if flag is None:
+        monkeypatch.delenv(overlap.ENV_OVERLAP, raising=False)
+    else:
+        monkeypatch.setenv(overlap.ENV_OVERLAP, flag)
+    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
+    mx.random.seed(11)
+    mod.init_params(mx.init.Xavier(magnitude=2.0))
+    mod.init_optimizer(kvstore='local', optimizer_params={'learning_rate': 0.1})
+    data, _ = overlap_cases.batches('conv', steps=steps)
+    recorded = None
+    for step, batch in enumerate(data):
+        if queued is not None:
+            queued.append([])
+        mod.forward_backward(batch)
+        if step == backward_only_at:
+            recorded = {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+            mod.forward_backward(data[0])
+            recorded = (recorded, {k: v.asnumpy() for k, v in mod.get_params()[0].items()})
+            continue
+        if edit_from is not None and step >= edit_from:
+            for exe in mod._exec_group.execs:
+                for grad in exe.grad_arrays:
+                    if grad is not None:
+                        grad *= 0.5
+        mod.update()
+    args, auxs = mod.get_params()
+    return {k: v.asnumpy() for k, v in list(args.items()) + list(auxs.items())}, recorded
+
+
+def _count_queued(monkeypatch):
+    queued = []
+    real_backward, real_submit = Executor.backward, overlap.CommChannel.submit
+    state = {'backward': 0}
+
+    def backward(self, *args, **kwargs):
+        state['backward'] += 1
+        try:
+            return real_backward(self, *args, **kwargs)
+        finally:
+            state['backward'] -= 1
+
+    def submit(self, job, label):
+        if state['backward'] and queued:
+            queued[-1].append(label)
+        return real_submit(self, job, label)
+    monkeypatch.setattr(Executor, 'backward', backward)
+    monkeypatch.setattr(overlap.CommChannel, 'submit', submit)
+    monkeypatch.setenv('MXMOD_EXEC_THREADS', '0')
+    return queued
+
+
+@pytest.mark.parametrize('on_kvstore', ['1', '0'])
+def test_user_loop_overlaps_once_its_steps_go_straight_to_update(monkeypatch, on_kvstore):
+    """A loop of forward_backward then update that never reads the gradients overlaps from its
+    third step on, bit-identical to no overlap."""
+    queued = _count_queued(monkeypatch)
+    on, _ = _user_loop(monkeypatch, None, on_kvstore, queued=queued)
+    assert [bool(q) for q in queued] == [False] * overlap.USER_STEPS + [True] * 4, queued
+    _assert_identical(on, _user_loop(monkeypatch, '0', on_kvstore)[0])
+
+
+@pytest.mark.parametrize('on_kvstore', ['1', '0'])
+def test_user_loop_reading_gradients_never_overlaps(monkeypatch, on_kvstore):
+    """Gradients read through the executors (and edited) at every step, as Sockeye's norm
+    clipping does: no step overlaps and the edits are what update reduces, as without
+    overlap."""
+    queued = _count_queued(monkeypatch)
+    edited, _ = _user_loop(monkeypatch, None, on_kvstore, edit_from=0, queued=queued)
+    _assert_identical(edited, _user_loop(monkeypatch, '0', on_kvstore, edit_from=0)[0])
+    assert not any(queued), queued
+    plain, _ = _user_loop(monkeypatch, '0', on_kvstore)
+    assert not np.array_equal(edited['fc1_weight'], plain['fc1_weight'])
+
+
+def test_user_backward_without_update_leaves_the_parameters(monkeypatch):
+    """A backward without update after overlapped steps (update_on_kvstore): the parameters
+    do not change until an update (the new weights are pulled in update only), and the next
+    steps no longer overlap."""
+    queued = _count_queued(monkeypatch)
+    _, (before, after) = _user_loop(monkeypatch, None, '1', backward_only_at=3, queued=queued)
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+    assert [bool(q) for q in queued][4:] == [False, False], queued

@@ -55,7 +55,7 @@ def profile_module(mod, data_batch, steps=5, warmup=2, name='model', threads=Non
     order, late = exe.gradient_release_order()
     sizes = {}
     sparse = {}
-    for pname, grads in zip(group.param_names, group.grad_arrays):
+    for pname, grads in zip(group.param_names, group._grad_arrays):
         if grads[0] is not None:
             sizes[pname] = int(grads[0].size) * np.dtype(grads[0].dtype).itemsize
             sparse[pname] = getattr(grads[0], 'stype', 'default') != 'default'
