@@ -51,22 +51,11 @@ def test_bit_identical_with_and_without_overlap(monkeypatch, kwargs, on_kvstore)
 def test_buckets_start_while_backward_runs(monkeypatch):
     """With overlap, most buckets are queued before the executors' backward has returned; with
     MXMOD_OVERLAP_COMM=0 none is queued at all (update reduces them)."""
-    state = {'backward': 0, 'during': 0, 'after': 0}
-    real_backward, real_submit = Executor.backward, overlap.CommChannel.submit
+    state = {'during': 0, 'after': 0}
 
-    def backward(self, *args, **kwargs):
-        state['backward'] += 1
-        try:
-            return real_backward(self, *args, **kwargs)
-        finally:
-            state['backward'] -= 1
-
-    def submit(self, job, label):
-        state['during' if state['backward'] else 'after'] += 1
-        return real_submit(self, job, label)
-    monkeypatch.setattr(Executor, 'backward', backward)
-    monkeypatch.setattr(overlap.CommChannel, 'submit', submit)
-    monkeypatch.setenv('MXMOD_EXEC_THREADS', '0')
+    def submitted(during, label):  # pylint: disable=unused-argument
+        state['during' if during else 'after'] += 1
+    _spy_submissions(monkeypatch, submitted)
     _train(monkeypatch, '1', kvstore='local', ndev=2)
     assert state['during'] >= 3 * 4 and state['during'] > 2 * state['after'], state
     state.update(during=0, after=0)
@@ -199,9 +188,9 @@ def test_bucket_plan_keeps_backward_order_and_shrinks_towards_the_end():
     assert plan_buckets(list(sizes), sizes, 64, tail=64) == [['w1', 'b1', 'c1'], ['d1', 'w0']]
 
 
-def _manual(monkeypatch, flag, edit, on_kvstore, update=True, twice=False):
-    """Manual steps on 2 devices (local kvstore): backward, an optional edit of every gradient
-    (halved) and update; returns the final parameters."""
+def _two_device_module(monkeypatch, flag, on_kvstore):
+    """The convnet bound on 2 devices with a local kvstore, MXMOD_OVERLAP_COMM=flag (None:
+    unset) and MXNET_UPDATE_ON_KVSTORE=on_kvstore."""
     monkeypatch.setenv('MXNET_UPDATE_ON_KVSTORE', on_kvstore)
     if flag is None:
         monkeypatch.delenv(overlap.ENV_OVERLAP, raising=False)
@@ -212,6 +201,13 @@ def _manual(monkeypatch, flag, edit, on_kvstore, update=True, twice=False):
     mx.random.seed(11)
     mod.init_params(mx.init.Xavier(magnitude=2.0))
     mod.init_optimizer(kvstore='local', optimizer_params={'learning_rate': 0.1})
+    return mod
+
+
+def _manual(monkeypatch, flag, edit, on_kvstore, update=True, twice=False):
+    """Manual steps on 2 devices (local kvstore): backward, an optional edit of every gradient
+    (halved) and update; returns the final parameters."""
+    mod = _two_device_module(monkeypatch, flag, on_kvstore)
     data, _ = overlap_cases.batches('conv')
     for batch in data:
         mod.forward_backward(batch)
@@ -296,16 +292,7 @@ def _user_loop(monkeypatch, flag, on_kvstore, steps=6, edit_from=None, backward_
     step ``edit_from`` on, every executor's gradients are halved first (read through the
     executors, as Sockeye's norm clipping does); at ``backward_only_at`` a backward without
     update (the parameters are recorded right after it). Returns (params, recorded)."""
-    monkeypatch.setenv('MXNET_UPDATE_ON_KVSTORE', on_kvstore)
-    if flag is None:
-        monkeypatch.delenv(overlap.ENV_OVERLAP, raising=False)
-    else:
-        monkeypatch.setenv(overlap.ENV_OVERLAP, flag)
-    mod = mx.mod.Module(overlap_cases.convnet(), context=[mx.cpu(0), mx.cpu(1)])
-    mod.bind([('data', (8, 2, 8, 8))], [('softmax_label', (8,))])
-    mx.random.seed(11)
-    mod.init_params(mx.init.Xavier(magnitude=2.0))
-    mod.init_optimizer(kvstore='local', optimizer_params={'learning_rate': 0.1})
+    mod = _two_device_module(monkeypatch, flag, on_kvstore)
     data, _ = overlap_cases.batches('conv', steps=steps)
     recorded = None
     for step, batch in enumerate(data):
@@ -327,8 +314,9 @@ def _user_loop(monkeypatch, flag, on_kvstore, steps=6, edit_from=None, backward_
     return {k: v.asnumpy() for k, v in list(args.items()) + list(auxs.items())}, recorded
 
 
-def _count_queued(monkeypatch):
-    queued = []
+def _spy_submissions(monkeypatch, submitted):
+    """Call ``submitted(during_backward, label)`` for every job queued on a communication
+    thread (the executors run one after another)."""
     real_backward, real_submit = Executor.backward, overlap.CommChannel.submit
     state = {'backward': 0}
 
@@ -340,12 +328,21 @@ def _count_queued(monkeypatch):
             state['backward'] -= 1
 
     def submit(self, job, label):
-        if state['backward'] and queued:
-            queued[-1].append(label)
+        submitted(bool(state['backward']), label)
         return real_submit(self, job, label)
     monkeypatch.setattr(Executor, 'backward', backward)
     monkeypatch.setattr(overlap.CommChannel, 'submit', submit)
     monkeypatch.setenv('MXMOD_EXEC_THREADS', '0')
+
+
+def _count_queued(monkeypatch):
+    """Per step (a list appended by the loop), the jobs queued during backward."""
+    queued = []
+
+    def submitted(during, label):
+        if during and queued:
+            queued[-1].append(label)
+    _spy_submissions(monkeypatch, submitted)
     return queued
 
 
