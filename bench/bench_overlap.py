@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import mxmod as mx  # noqa: E402
-from mxmod.module.overlap import fit_step  # noqa: E402
+from mxmod.module.overlap_policy import fit_step  # noqa: E402
 from mxmod.tools.scaling import model as scaling, profile as profiling, zoo  # noqa: E402
 
 LSTM = dict(vocab=1000, embed=200, hidden=200, layers=2, seq=35, batch=32)

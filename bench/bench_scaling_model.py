@@ -23,7 +23,7 @@ import mxmod as mx  # noqa: E402
 from mxmod.threads import available_cores  # noqa: E402
 from mxmod.kvstore.net_emulation import parse  # noqa: E402
 from mxmod.tools.scaling import model as scaling, profile as profiling  # noqa: E402
-from mxmod.module.overlap import fit_step  # noqa: E402
+from mxmod.module.overlap_policy import fit_step  # noqa: E402
 from bench_overlap import make_module  # noqa: E402
 
 

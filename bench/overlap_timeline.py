@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import mxmod as mx  # noqa: E402
 from mxmod.kvstore import peer_watch  # noqa: E402
-from mxmod.module.overlap import fit_step  # noqa: E402
+from mxmod.module.overlap_policy import fit_step  # noqa: E402
 from bench_overlap import make_module  # noqa: E402
 
 

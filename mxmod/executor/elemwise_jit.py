@@ -10,24 +10,18 @@ each value's gradient in the order the executor sums them. Gradients of inputs t
 broadcasts (a bias added to every row) are written out per contribution and summed back by
 numpy, as the operators do. The results are bit for bit those of the separate steps.
 
-The generated modules are written to a cache directory (``MXMOD_KERNEL_CACHE``, default
-``~/.cache/mxmod/kernels``) under the hash of their source, so numba compiles each kernel once per
-machine (``cache=True``) and the groups of every time step share it."""
-import hashlib
-import importlib.util
-import os
+The generated modules are kept by kernel_modules.py (a cache directory, ``MXMOD_KERNEL_CACHE``),
+so numba compiles each kernel once per machine and the groups of every time step share it."""
 import re
-import sys
-import tempfile
 import threading
 
 import numpy as np
 
 from ..ops.broadcasting import unbroadcast
 from . import elemwise_rules as rules
+from .kernel_modules import Registered, module_for
 
 _LOCK = threading.Lock()
-_MODULES = {}
 _KOPTS = 'cache=True, nogil=True, boundscheck=False, error_model="numpy"'
 _TOKEN = re.compile(r'\b(a\d+|y|g)\b')
 
@@ -155,14 +149,14 @@ class CompiledGroup(object):
     def _function(self, name, kernels, wrapper):
         """The Python function ``name`` of ``wrapper`` (lines), run with the compiled
         ``kernels`` (lines of a generated module) and the group's shape."""
-        module = self._module(self._header(kernels))
+        module = module_for(self._header(kernels))
         scope = dict(module.__dict__)
         scope.update(R=self.rows, C=self.cols, SHAPE=self.shape, DT=np.dtype(self.dtype).type,
                      UB=unbroadcast)
         source = '\n'.join(wrapper) + '\n'
         code = compile(source, '<mxmod fused elementwise %s>' % self.block.name, 'exec')
         exec(code, scope)  # pylint: disable=exec-used
-        return _Registered(scope[name], module)
+        return Registered(scope[name], module)
 
     def _closure(self, slots, leaves):
         """Member indices (in order) computing ``slots`` from the arrays ``leaves``."""
@@ -294,47 +288,6 @@ class CompiledGroup(object):
         from .elemwise_bwd import backward_source  # pylint: disable=import-outside-toplevel
         return backward_source(self, need, missing)
 
-    def _module(self, source):
-        """The generated module of ``source`` (written to the cache directory and imported)."""
-        key = hashlib.sha1(source.encode()).hexdigest()[:20]
-        with _LOCK:
-            module = _MODULES.get(key)
-            if module is None:
-                module = _MODULES[key] = _load('mxmod_fused_' + key, source)
-        return module
-
-
-class _Registered(object):
-    """A generated function whose kernels' module stays in ``sys.modules`` while it runs.
-
-    numba finds a kernel's module by name when it compiles it (lazily, at the first call); a
-    module missing from ``sys.modules`` then (code that restores ``sys.modules`` to an earlier
-    copy, as ``mock.patch.dict`` does, drops it) would be compiled as "dynamic", and the machine
-    code it caches could never be loaded again (``No module named '<dynamic>'``). So each call
-    puts the module back first, and a cache written that way by an earlier version is emptied
-    and compiled afresh."""
-
-    def __init__(self, fn, module):
-        self.fn, self.module, self.name = fn, module, module.__name__
-
-    def __call__(self, *args):
-        if sys.modules.get(self.name) is not self.module:
-            sys.modules[self.name] = self.module
-        try:
-            return self.fn(*args)
-        except ImportError as err:
-            if '<dynamic>' not in str(err):
-                raise
-        _flush_caches(self.module)
-        return self.fn(*args)
-
-
-def _flush_caches(module):
-    """Empty the numba caches of the kernels of ``module``."""
-    from numba.core.dispatcher import Dispatcher  # pylint: disable=import-outside-toplevel
-    for value in vars(module).values():
-        if isinstance(value, Dispatcher) and value._cache is not None:  # pylint: disable=protected-access
-            value._cache.flush()  # pylint: disable=protected-access
 
 
 def _subst(expr, operands, y, g):
@@ -367,48 +320,3 @@ def _unpack(source, prefix, slots, flat):
     for i, s in enumerate(slots):
         lines.append('    a%d = %s%d%s' % (i, prefix, i, flat(s)))
     return lines
-
-
-def cache_dir():
-    """Where the generated modules go (created if needed; a temporary one if that fails)."""
-    path = os.environ.get('MXMOD_KERNEL_CACHE') or os.path.join(
-        os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache'),
-        'mxmod', 'kernels')
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    return _fallback_dir()
-
-
-_FALLBACK = []
-
-
-def _fallback_dir():
-    if not _FALLBACK:
-        _FALLBACK.append(tempfile.mkdtemp(prefix='mxmod-kernels-'))
-    return _FALLBACK[0]
-
-
-def _load(name, source):
-    path = os.path.join(cache_dir(), name + '.py')
-    if not os.path.exists(path) or _read(path) != source:
-        tmp = '%s.%d.tmp' % (path, os.getpid())
-        with open(tmp, 'w') as handle:
-            handle.write(source)
-        os.replace(tmp, path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module      # numba's cache finds the kernels' globals by module name
-    spec.loader.exec_module(module)
-    return module
-
-
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except OSError:
-        return None

@@ -7,7 +7,7 @@ import time
 from ..base import as_list
 from ..profiler.hooks import span
 from ..profiler.state import PROFILER
-from .overlap import fit_step
+from .overlap_policy import fit_step
 
 __all__ = ['call_callbacks', 'train_epoch', 'end_epoch', 'update_metric_for', 'batch_end_param',
            'with_extra']

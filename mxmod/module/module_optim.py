@@ -6,7 +6,8 @@ from .. import optimizer as opt
 from ..base import MXNetError, write_file_atomic
 from .kvstore_helpers import (per_device_lists, _create_kvstore, _initialize_kvstore,
                               _update_params, _update_params_on_kvstore)
-from .overlap import USER_STEPS, GradientExchange, backward_may_overlap, in_fit_step
+from .overlap import GradientExchange
+from .overlap_policy import USER_STEPS, backward_may_overlap, in_fit_step
 from . import checkpointing
 
 __all__ = ['OptimizerMixin']
