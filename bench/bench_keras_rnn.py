@@ -52,24 +52,10 @@ DEFAULT_CASES = 'lstm_small,gru_small,lstm64,gru64,lstm128,gru128'
 
 # ---- worker -------------------------------------------------------------------------------
 def _keras_shims():
-    """Python 3.11 / numpy 2 aliases Keras 2.2 needs (bench/keras_mxnet/shims.py has the full
-    set; these are the ones model.fit of these layers reaches)."""
-    import collections  # pylint: disable=import-outside-toplevel
-    import collections.abc  # pylint: disable=import-outside-toplevel
-    import inspect  # pylint: disable=import-outside-toplevel
-    import numpy  # pylint: disable=import-outside-toplevel
-    for name in ('Iterable', 'Mapping', 'MutableMapping', 'Sequence', 'Callable'):
-        if not hasattr(collections, name):
-            setattr(collections, name, getattr(collections.abc, name))
-    if not hasattr(inspect, 'getargspec'):
-        def getargspec(func):
-            spec = inspect.getfullargspec(func)
-            return collections.namedtuple('ArgSpec', 'args varargs keywords defaults')(
-                spec.args, spec.varargs, spec.varkw, spec.defaults)
-        inspect.getargspec = getargspec
-    for name, value in (('Inf', numpy.inf), ('NaN', numpy.nan), ('string_', numpy.bytes_)):
-        if name not in numpy.__dict__:
-            setattr(numpy, name, value)
+    """Keras 2.2's Python 3.11 / numpy 2 shims (bench/keras_mxnet/shims.py)."""
+    sys.path.insert(0, os.path.join(HERE, 'keras_mxnet'))
+    from shims import apply  # pylint: disable=import-outside-toplevel
+    apply()
 
 
 def _data(case):

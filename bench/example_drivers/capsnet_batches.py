@@ -10,24 +10,16 @@ Prints what its LossMetric reports (accuracy, mean loss, mean reconstruction err
 after each batch (computed here: LossMetric's int() of a 1-element array fails on numpy >= 2.4),
 and the sum of the capsule lengths of a last, inference forward pass."""
 import argparse
-import gzip
 import os
-import struct
 import sys
 
 import numpy as np
 
+from idx_files import read_idx  # this folder (the script's, first on sys.path)
+
 sys.path.insert(0, os.getcwd())
 import mxnet as mx  # noqa: E402  pylint: disable=wrong-import-position
 import capsulenet  # noqa: E402  pylint: disable=wrong-import-position,import-error
-
-
-def _idx(name):
-    with gzip.open(name) as src:
-        raw = src.read()
-    dims = raw[3]
-    shape = struct.unpack('>%dI' % dims, raw[4:4 + 4 * dims])
-    return np.frombuffer(raw, np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 def main():
@@ -37,8 +29,8 @@ def main():
     ap.add_argument('--num-routing', type=int, default=3)
     args = ap.parse_args()
     count = args.batch_size * args.batches
-    images = _idx('train-images-idx3-ubyte.gz')[:count]
-    labels = _idx('train-labels-idx1-ubyte.gz')[:count]
+    images = read_idx('train-images-idx3-ubyte.gz')[:count]
+    labels = read_idx('train-labels-idx1-ubyte.gz')[:count]
     data = capsulenet.to4d(images)
     train = mx.io.NDArrayIter(data, labels.astype(np.float32), args.batch_size)
     net = capsulenet.capsnet(batch_size=args.batch_size, n_class=10,

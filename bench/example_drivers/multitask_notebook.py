@@ -13,28 +13,20 @@ from 0.09 to 0.96 over seeds 0-5 on each): compare with ``--seeds N``, which rep
 
     python multitask_notebook.py [--epochs 2] [--batch-size 128]"""
 import argparse
-import gzip
 import os
 import random
-import struct
 
 import numpy as np
 import mxnet as mx
 from mxnet import gluon, autograd
 
-
-def _idx(name):
-    with gzip.open(name) as src:
-        raw = src.read()
-    dims = raw[3]
-    shape = struct.unpack('>%dI' % dims, raw[4:4 + 4 * dims])
-    return np.frombuffer(raw, np.uint8, offset=4 + 4 * dims).reshape(shape)
+from idx_files import read_idx  # this folder (the script's, first on sys.path)
 
 
 def _loader(prefix, batch_size, rng=None):
     """The notebook's transform: (N, 1, 28, 28) floats / 255, the digit, the digit % 2."""
-    images = _idx(prefix + '-images-idx3-ubyte.gz')[:, None].astype('float32') / 255.
-    labels = _idx(prefix + '-labels-idx1-ubyte.gz').astype('float32')
+    images = read_idx(prefix + '-images-idx3-ubyte.gz')[:, None].astype('float32') / 255.
+    labels = read_idx(prefix + '-labels-idx1-ubyte.gz').astype('float32')
 
     def batches():
         order = rng.permutation(len(labels)) if rng is not None else np.arange(len(labels))

@@ -1,16 +1,2 @@
-"""Stand-in for matplotlib.pyplot: every attribute is a callable that does nothing."""
-
-
-class _Anything:
-    def __call__(self, *args, **kwargs):
-        return _Anything()
-
-    def __getattr__(self, name):
-        return _Anything()
-
-    def __iter__(self):
-        return iter((_Anything(), _Anything()))
-
-
-def __getattr__(name):
-    return _Anything()
+"""Stand-in for matplotlib.cm: every attribute is a callable that does nothing (as pyplot)."""
+from .pyplot import __getattr__  # noqa: F401  (module attributes come from it)
