@@ -146,7 +146,7 @@ class ElemwiseBlock(Operator):
 
     def _write_backward(self, need):
         names, consts = self._names(), dict(self._consts)
-        wanted = self._wanted(need)
+        wanted = self.wanted_slots(need)
         lines = ['def run(out_grads, inputs, saved):']
         if self.input_slots:
             lines.append('    %s, = inputs' % ', '.join(names[s] for s in self.input_slots))
@@ -186,7 +186,7 @@ class ElemwiseBlock(Operator):
             return []
         return ['    if %s is not None:' % grads[out]] + ['        ' + line for line in body]
 
-    def _wanted(self, need):
+    def wanted_slots(self, need):
         """Slots whose gradient is worth computing: needed inputs and values made from them."""
         wanted = {s for s, n in zip(self.input_slots, need) if n}
         for kind, op, ins, out in self.members:

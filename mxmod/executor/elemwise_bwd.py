@@ -12,7 +12,7 @@ def backward_source(group, need, missing):
     """(lines of the kernel ``bk``, lines of ``backward(out_grads, inputs, saved, K)``) for the
     needed inputs ``need`` (one flag per input) and the absent output gradients ``missing``."""
     block = group.block
-    sweep = _Sweep(group, _wanted(block, need))
+    sweep = _Sweep(group, block.wanted_slots(need))
     for j, s in enumerate(block.output_slots):
         if not missing[j]:
             sweep.present[s] = 'gq%d' % j
@@ -88,14 +88,6 @@ def _wrapper(group, need, used_q, call, full_out, sweep, layout):
     body.append('    return [%s]' % ', '.join(
         result.get(s, 'None') if need[i] else 'None' for i, s in enumerate(block.input_slots)))
     return body
-
-
-def _wanted(block, need):
-    wanted = {s for s, n in zip(block.input_slots, need) if n}
-    for _, _, ins, out in block.members:
-        if any(s in wanted for s in ins):
-            wanted.add(out)
-    return wanted
 
 
 class _Sweep(object):
