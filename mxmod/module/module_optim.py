@@ -167,8 +167,8 @@ class OptimizerMixin(object):
         """The exchange when backward should start the gradient communication, else None (see
         module/overlap.py: fit's steps; a backward the user calls once this module's steps
         have shown it goes straight to update)."""
-        if not self.optimizer_initialized:
-            return None
+        if not self.optimizer_initialized or not self._kvstore:
+            return None         # (the common one-device case: no environment read per step)
         when = backward_may_overlap()
         if when == 'user' and not self._user_steps_overlap():
             return None
